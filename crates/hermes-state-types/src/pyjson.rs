@@ -1,0 +1,1 @@
+//! Python-compatible JSON text (placeholder, being written).
