@@ -1,0 +1,104 @@
+//! Opening a connection and setting it up as the original does
+//! (`schema-v23.md` §2): busy timeout, journal mode with its fallback rule,
+//! foreign keys.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::error::{SchemaError, SqliteContext};
+
+/// How long one statement waits inside SQLite for a lock before failing.
+pub const BUSY_TIMEOUT: Duration = Duration::from_millis(1000);
+
+/// The journal mode a writable connection ended up in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JournalMode {
+    /// Write-ahead log: concurrent readers with one writer.
+    Wal,
+    /// Rollback journal (the fallback on file systems without WAL support, or
+    /// on SQLite builds with the WAL-reset bug).
+    Delete,
+    /// Some other mode found on disk and left alone.
+    Other,
+}
+
+/// Opens a read-write connection (creating the file if it does not exist) with
+/// the busy timeout set, and nothing else done yet.
+///
+/// Nothing is written here: the caller classifies the file before any pragma
+/// that could change it.
+pub fn open_read_write(path: &Path) -> Result<Connection, SchemaError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let conn = Connection::open_with_flags(path, flags)
+        .context(&format!("opening {}", path.display()))?;
+    conn.busy_timeout(BUSY_TIMEOUT).context("setting the busy timeout")?;
+    Ok(conn)
+}
+
+/// Opens a read-only connection, as the original's `read_only=True` handle:
+/// busy timeout only; no pragma, no schema step. A missing file is an error.
+pub fn open_read_only(path: &Path) -> Result<Connection, SchemaError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)
+        .context(&format!("opening {} read-only", path.display()))?;
+    conn.busy_timeout(BUSY_TIMEOUT).context("setting the busy timeout")?;
+    Ok(conn)
+}
+
+/// Whether a SQLite version (as `sqlite3_libversion_number`, e.g. `3054001`)
+/// carries the WAL-reset corruption bug: `>= 3.7.0` and `< 3.51.3`, except the
+/// back-ported fixes `3.50.7 ..< 3.51.0` and `3.44.6 ..< 3.45.0`.
+pub fn has_wal_reset_bug(version_number: i32) -> bool {
+    let affected = (3_007_000..3_051_003).contains(&version_number);
+    let backported =
+        (3_050_007..3_051_000).contains(&version_number) || (3_044_006..3_045_000).contains(&version_number);
+    affected && !backported
+}
+
+/// Applies the journal-mode rule and `foreign_keys=ON` to a writable connection
+/// (`schema-v23.md` §2.2): WAL unless the linked SQLite has the WAL-reset bug;
+/// an on-disk WAL file is never downgraded; on a file system that refuses WAL
+/// (`locking protocol`, `not authorized`) a non-WAL file falls back to DELETE.
+pub fn configure_writable(conn: &Connection) -> Result<JournalMode, SchemaError> {
+    let current = journal_mode(conn)?;
+    let mode = if current == JournalMode::Wal {
+        JournalMode::Wal
+    } else if has_wal_reset_bug(rusqlite::version_number()) {
+        // Errors ignored, as the original: the file stays in whatever mode it has.
+        let _ = conn.query_row("PRAGMA journal_mode=DELETE", [], |_| Ok(()));
+        journal_mode(conn)?
+    } else {
+        match conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(())) {
+            Ok(()) => journal_mode(conn)?,
+            Err(error) if refuses_wal(&error) => {
+                let _ = conn.query_row("PRAGMA journal_mode=DELETE", [], |_| Ok(()));
+                journal_mode(conn)?
+            }
+            Err(error) => return Err(SchemaError::sqlite("switching to WAL", error)),
+        }
+    };
+    conn.pragma_update(None, "foreign_keys", "ON").context("enabling foreign keys")?;
+    Ok(mode)
+}
+
+fn refuses_wal(error: &rusqlite::Error) -> bool {
+    let text = error.to_string().to_ascii_lowercase();
+    text.contains("locking protocol") || text.contains("not authorized")
+}
+
+/// The journal mode SQLite reports for the main database.
+pub fn journal_mode(conn: &Connection) -> Result<JournalMode, SchemaError> {
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |row| row.get(0))
+        .context("reading the journal mode")?;
+    Ok(match mode.to_ascii_lowercase().as_str() {
+        "wal" => JournalMode::Wal,
+        "delete" => JournalMode::Delete,
+        _ => JournalMode::Other,
+    })
+}

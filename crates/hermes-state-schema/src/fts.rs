@@ -1,0 +1,115 @@
+//! Full-text objects at open (`migrations.md` §2 step 14, `schema-v23.md` §6).
+
+use rusqlite::Connection;
+
+use crate::ddl;
+use crate::detect::{self, FtsLayout};
+use crate::error::{SchemaError, SqliteContext};
+
+/// Meta keys of the deferred-rebuild gate of the base and trigram indexes.
+pub const REBUILD_HIGH_WATER_KEY: &str = "fts_rebuild_high_water";
+/// See [`REBUILD_HIGH_WATER_KEY`].
+pub const REBUILD_PROGRESS_KEY: &str = "fts_rebuild_progress";
+/// Set when a process without the CJK tokenizer disabled a live CJK index.
+pub const CJK_STALE_KEY: &str = "fts_cjk_stale";
+
+/// What the FTS step found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FtsSetup {
+    /// The layout after the step.
+    pub layout: FtsLayout,
+    /// Whether both indexes were rebuilt (fewer than six triggers were found).
+    pub rebuilt: bool,
+    /// Whether a CJK index was disabled (marked stale) because the tokenizer is absent.
+    pub cjk_marked_stale: bool,
+}
+
+/// Counts the six named FTS triggers (fewer than six means "needs repair").
+pub fn count_fts_triggers(conn: &Connection) -> Result<usize, SchemaError> {
+    let mut count = 0;
+    for name in ddl::FTS_TRIGGER_NAMES {
+        if detect::object_exists(conn, "trigger", name)? {
+            count += 1;
+        }
+    }
+    Ok(count)
+}
+
+/// Creates whatever FTS objects are missing for the file's layout and rebuilds
+/// the indexes when triggers were missing, as the original's open does.
+///
+/// `triggers_before` is the trigger count taken before any DDL of this open.
+pub fn set_up(conn: &Connection, triggers_before: usize) -> Result<FtsSetup, SchemaError> {
+    let layout = detect::fts_layout(conn)?;
+    let needs_repair = triggers_before < ddl::FTS_TRIGGER_NAMES.len();
+    if layout.is_legacy() {
+        run_all(conn, &ddl::LEGACY_FTS_BASE)?;
+        run_all(conn, &ddl::LEGACY_FTS_TRIGRAM)?;
+        if needs_repair {
+            refill_legacy_inline(conn, "messages_fts")?;
+            refill_legacy_inline(conn, "messages_fts_trigram")?;
+        }
+    } else {
+        run_all(conn, &ddl::FTS_BASE)?;
+        run_all(conn, &ddl::FTS_TRIGRAM)?;
+        if needs_repair {
+            rebuild(conn, "messages_fts")?;
+            rebuild(conn, "messages_fts_trigram")?;
+            delete_meta(conn, REBUILD_HIGH_WATER_KEY)?;
+            delete_meta(conn, REBUILD_PROGRESS_KEY)?;
+        }
+    }
+    let cjk_marked_stale = disable_cjk_without_tokenizer(conn)?;
+    Ok(FtsSetup { layout: detect::fts_layout(conn)?, rebuilt: needs_repair, cjk_marked_stale })
+}
+
+/// The tokenizer-absent rule of `schema-v23.md` §6.6: a file that another host
+/// equipped with `messages_fts_cjk` would make every message write fail here
+/// (`no such tokenizer`), so its three triggers are dropped and the index is
+/// marked stale, leaving the table and view in place for a host that can
+/// rebuild it.
+fn disable_cjk_without_tokenizer(conn: &Connection) -> Result<bool, SchemaError> {
+    if !detect::object_exists(conn, "table", "messages_fts_cjk")? {
+        return Ok(false);
+    }
+    let mut live = Vec::new();
+    for name in ddl::CJK_TRIGGER_NAMES {
+        if detect::object_exists(conn, "trigger", name)? {
+            live.push(name);
+        }
+    }
+    if live.is_empty() {
+        return Ok(false);
+    }
+    conn.execute(ddl::UPSERT_META, [CJK_STALE_KEY, "1"]).context("marking the CJK index stale")?;
+    for name in live {
+        conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}")).context("dropping a CJK trigger")?;
+    }
+    Ok(true)
+}
+
+/// Rebuilds an external-content FTS5 index from its content table or view.
+pub fn rebuild(conn: &Connection, table: &str) -> Result<(), SchemaError> {
+    conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('rebuild')"))
+        .context(&format!("rebuilding {table}"))
+}
+
+fn refill_legacy_inline(conn: &Connection, table: &str) -> Result<(), SchemaError> {
+    conn.execute_batch(&format!(
+        "DELETE FROM {table};
+         INSERT INTO {table}(rowid, content) SELECT id, COALESCE(content,'') || ' ' || COALESCE(tool_name,'') || ' ' || COALESCE(tool_calls,'') FROM messages;"
+    ))
+    .context(&format!("refilling {table}"))
+}
+
+fn run_all(conn: &Connection, statements: &[&str]) -> Result<(), SchemaError> {
+    for statement in statements {
+        conn.execute_batch(statement).context("creating FTS objects")?;
+    }
+    Ok(())
+}
+
+fn delete_meta(conn: &Connection, key: &str) -> Result<(), SchemaError> {
+    conn.execute("DELETE FROM state_meta WHERE key = ?1", [key]).context("clearing an FTS marker")?;
+    Ok(())
+}

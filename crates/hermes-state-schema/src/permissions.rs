@@ -1,0 +1,49 @@
+//! File modes of the store: the database and its `-wal`/`-shm` sidecars are
+//! private to their owner (0600).
+//!
+//! Modes are set **by path** (`chmod`), never through a descriptor opened on
+//! the live file: closing any descriptor of a file drops every POSIX lock this
+//! process holds on it, including SQLite's, which would silently break its
+//! locking.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::SchemaError;
+
+/// Sets 0600 on the database and whichever sidecars exist. A file that
+/// belongs to another user (`EPERM`) is left as it is.
+pub fn restrict(db_path: &Path) -> Result<(), SchemaError> {
+    for path in store_files(db_path) {
+        restrict_one(&path)?;
+    }
+    Ok(())
+}
+
+/// The database path and its `-wal`, `-shm` and `-journal` sidecars.
+pub fn store_files(db_path: &Path) -> [PathBuf; 4] {
+    let sidecar = |suffix: &str| {
+        let mut name = db_path.as_os_str().to_owned();
+        name.push(suffix);
+        PathBuf::from(name)
+    };
+    [db_path.to_owned(), sidecar("-wal"), sidecar("-shm"), sidecar("-journal")]
+}
+
+#[cfg(unix)]
+fn restrict_one(path: &Path) -> Result<(), SchemaError> {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)) {
+        Ok(()) => Ok(()),
+        Err(error)
+            if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied) =>
+        {
+            Ok(())
+        }
+        Err(source) => Err(SchemaError::Io { path: path.to_owned(), source }),
+    }
+}
+
+#[cfg(not(unix))]
+fn restrict_one(_path: &Path) -> Result<(), SchemaError> {
+    Ok(())
+}
