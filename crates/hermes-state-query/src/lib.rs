@@ -1,1 +1,18 @@
-//! placeholder
+//! The read side of the Hermes Agent session store, over a plain
+//! `&rusqlite::Connection`.
+//!
+//! Every function here only reads, and works on a read-only connection too, so
+//! a dashboard or an indexer can depend on this crate without the facade and
+//! its write path. Rows are mapped by column name, so files whose columns are
+//! in another order (upgraded files) or that carry extra columns read the same.
+
+pub mod conversation;
+mod error;
+pub mod messages;
+pub mod rows;
+pub mod sessions;
+pub mod values;
+
+pub use error::QueryError;
+pub use messages::{MessagePage, get_messages, get_messages_as_conversation, message_count};
+pub use sessions::{get_meta, get_session, lineage_root_to_tip, session_exists};

@@ -34,9 +34,10 @@ pub fn open_read_write(path: &Path) -> Result<Connection, SchemaError> {
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_URI;
-    let conn = Connection::open_with_flags(path, flags)
-        .context(&format!("opening {}", path.display()))?;
-    conn.busy_timeout(BUSY_TIMEOUT).context("setting the busy timeout")?;
+    let conn =
+        Connection::open_with_flags(path, flags).context(&format!("opening {}", path.display()))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .context("setting the busy timeout")?;
     Ok(conn)
 }
 
@@ -46,7 +47,8 @@ pub fn open_read_only(path: &Path) -> Result<Connection, SchemaError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags)
         .context(&format!("opening {} read-only", path.display()))?;
-    conn.busy_timeout(BUSY_TIMEOUT).context("setting the busy timeout")?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .context("setting the busy timeout")?;
     Ok(conn)
 }
 
@@ -55,8 +57,8 @@ pub fn open_read_only(path: &Path) -> Result<Connection, SchemaError> {
 /// back-ported fixes `3.50.7 ..< 3.51.0` and `3.44.6 ..< 3.45.0`.
 pub fn has_wal_reset_bug(version_number: i32) -> bool {
     let affected = (3_007_000..3_051_003).contains(&version_number);
-    let backported =
-        (3_050_007..3_051_000).contains(&version_number) || (3_044_006..3_045_000).contains(&version_number);
+    let backported = (3_050_007..3_051_000).contains(&version_number)
+        || (3_044_006..3_045_000).contains(&version_number);
     affected && !backported
 }
 
@@ -82,7 +84,8 @@ pub fn configure_writable(conn: &Connection) -> Result<JournalMode, SchemaError>
             Err(error) => return Err(SchemaError::sqlite("switching to WAL", error)),
         }
     };
-    conn.pragma_update(None, "foreign_keys", "ON").context("enabling foreign keys")?;
+    conn.pragma_update(None, "foreign_keys", "ON")
+        .context("enabling foreign keys")?;
     Ok(mode)
 }
 

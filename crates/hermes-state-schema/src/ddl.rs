@@ -206,8 +206,7 @@ pub const DEFERRED_INDEXES: [&str; 5] = [
 ];
 
 /// The unique title index ("T"), created after the version bookkeeping.
-pub const TITLE_UNIQUE_INDEX: &str =
-    "CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL";
+pub const TITLE_UNIQUE_INDEX: &str = "CREATE UNIQUE INDEX IF NOT EXISTS idx_sessions_title_unique ON sessions(title) WHERE title IS NOT NULL";
 
 /// Clears the title of every holder of a duplicated title but the most recently
 /// inserted one, so the unique index can be created on an old file.
@@ -227,8 +226,11 @@ pub const FTS_TRIGGER_NAMES: [&str; 6] = [
 ];
 
 /// Names of the three triggers of the optional CJK index.
-pub const CJK_TRIGGER_NAMES: [&str; 3] =
-    ["messages_fts_cjk_insert", "messages_fts_cjk_delete", "messages_fts_cjk_update"];
+pub const CJK_TRIGGER_NAMES: [&str; 3] = [
+    "messages_fts_cjk_insert",
+    "messages_fts_cjk_delete",
+    "messages_fts_cjk_update",
+];
 
 /// The v23 (external-content, "generation C") base FTS table and its triggers, in order.
 pub const FTS_BASE: [&str; 4] = [

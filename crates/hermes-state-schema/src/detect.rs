@@ -69,25 +69,40 @@ pub fn inspect(conn: &Connection, path: &Path) -> Result<FileShape, SchemaError>
     if names.is_empty() {
         return Ok(FileShape::Empty);
     }
-    if !names.iter().any(|(kind, name)| kind == "table" && name == "schema_version") {
-        return Err(SchemaError::ForeignDatabase { path: path.to_owned() });
+    if !names
+        .iter()
+        .any(|(kind, name)| kind == "table" && name == "schema_version")
+    {
+        return Err(SchemaError::ForeignDatabase {
+            path: path.to_owned(),
+        });
     }
     let version: Option<i64> = conn
-        .query_row("SELECT version FROM schema_version LIMIT 1", [], |row| row.get(0))
+        .query_row("SELECT version FROM schema_version LIMIT 1", [], |row| {
+            row.get(0)
+        })
         .optional()
         .context("reading schema_version")?;
-    let has_meta = names.iter().any(|(kind, name)| kind == "table" && name == "state_meta");
+    let has_meta = names
+        .iter()
+        .any(|(kind, name)| kind == "table" && name == "state_meta");
     let fts_storage_version = if has_meta {
-        conn.query_row("SELECT value FROM state_meta WHERE key = 'fts_storage_version'", [], |row| {
-            row.get::<_, Option<String>>(0)
-        })
+        conn.query_row(
+            "SELECT value FROM state_meta WHERE key = 'fts_storage_version'",
+            [],
+            |row| row.get::<_, Option<String>>(0),
+        )
         .optional()
         .context("reading fts_storage_version")?
         .flatten()
     } else {
         None
     };
-    Ok(FileShape::Store(StoreShape { version, fts_storage_version, fts_layout: fts_layout(conn)? }))
+    Ok(FileShape::Store(StoreShape {
+        version,
+        fts_storage_version,
+        fts_layout: fts_layout(conn)?,
+    }))
 }
 
 /// Refuses to write a store newer than this library understands.
@@ -104,7 +119,10 @@ pub fn ensure_writable(shape: &StoreShape, path: &Path) -> Result<(), SchemaErro
             supported: hermes_state_types::SCHEMA_VERSION,
         });
     }
-    let fts_version = shape.fts_storage_version.as_deref().and_then(|v| v.trim().parse::<i64>().ok());
+    let fts_version = shape
+        .fts_storage_version
+        .as_deref()
+        .and_then(|v| v.trim().parse::<i64>().ok());
     if let Some(fts_version) = fts_version.filter(|v| *v > NEWEST_FTS_STORAGE_VERSION) {
         return Err(SchemaError::SchemaTooNew {
             path: path.to_owned(),
@@ -138,10 +156,14 @@ pub fn object_exists(conn: &Connection, kind: &str, name: &str) -> Result<bool, 
 
 /// The stored SQL of a schema object, if it exists.
 pub fn object_sql(conn: &Connection, name: &str) -> Result<Option<String>, SchemaError> {
-    conn.query_row("SELECT sql FROM sqlite_master WHERE name = ?1", [name], |row| row.get(0))
-        .optional()
-        .context("reading the schema")
-        .map(Option::flatten)
+    conn.query_row(
+        "SELECT sql FROM sqlite_master WHERE name = ?1",
+        [name],
+        |row| row.get(0),
+    )
+    .optional()
+    .context("reading the schema")
+    .map(Option::flatten)
 }
 
 /// Which FTS generation the file carries.

@@ -17,7 +17,9 @@ pub enum SchemaError {
         source: rusqlite::Error,
     },
     /// The file holds SQLite tables, none of which belong to the store.
-    #[error("{path}: an SQLite database of another application (no `schema_version` table); refusing to touch it")]
+    #[error(
+        "{path}: an SQLite database of another application (no `schema_version` table); refusing to touch it"
+    )]
     ForeignDatabase {
         /// The file.
         path: PathBuf,
@@ -68,7 +70,10 @@ impl SchemaError {
 
     /// Wraps a SQLite error with what was being done.
     pub fn sqlite(context: impl Into<String>, source: rusqlite::Error) -> Self {
-        SchemaError::Sqlite { context: context.into(), source }
+        SchemaError::Sqlite {
+            context: context.into(),
+            source,
+        }
     }
 
     /// The underlying SQLite error, if any.

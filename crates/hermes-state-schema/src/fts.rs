@@ -60,7 +60,11 @@ pub fn set_up(conn: &Connection, triggers_before: usize) -> Result<FtsSetup, Sch
         }
     }
     let cjk_marked_stale = disable_cjk_without_tokenizer(conn)?;
-    Ok(FtsSetup { layout: detect::fts_layout(conn)?, rebuilt: needs_repair, cjk_marked_stale })
+    Ok(FtsSetup {
+        layout: detect::fts_layout(conn)?,
+        rebuilt: needs_repair,
+        cjk_marked_stale,
+    })
 }
 
 /// The tokenizer-absent rule of `schema-v23.md` §6.6: a file that another host
@@ -81,9 +85,11 @@ fn disable_cjk_without_tokenizer(conn: &Connection) -> Result<bool, SchemaError>
     if live.is_empty() {
         return Ok(false);
     }
-    conn.execute(ddl::UPSERT_META, [CJK_STALE_KEY, "1"]).context("marking the CJK index stale")?;
+    conn.execute(ddl::UPSERT_META, [CJK_STALE_KEY, "1"])
+        .context("marking the CJK index stale")?;
     for name in live {
-        conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}")).context("dropping a CJK trigger")?;
+        conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))
+            .context("dropping a CJK trigger")?;
     }
     Ok(true)
 }
@@ -104,12 +110,14 @@ fn refill_legacy_inline(conn: &Connection, table: &str) -> Result<(), SchemaErro
 
 fn run_all(conn: &Connection, statements: &[&str]) -> Result<(), SchemaError> {
     for statement in statements {
-        conn.execute_batch(statement).context("creating FTS objects")?;
+        conn.execute_batch(statement)
+            .context("creating FTS objects")?;
     }
     Ok(())
 }
 
 fn delete_meta(conn: &Connection, key: &str) -> Result<(), SchemaError> {
-    conn.execute("DELETE FROM state_meta WHERE key = ?1", [key]).context("clearing an FTS marker")?;
+    conn.execute("DELETE FROM state_meta WHERE key = ?1", [key])
+        .context("clearing an FTS marker")?;
     Ok(())
 }

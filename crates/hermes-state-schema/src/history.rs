@@ -44,7 +44,11 @@ pub fn migrations() -> Vec<Migration> {
 
 /// The newest embedded migration version.
 pub fn latest_version() -> i32 {
-    migrations().iter().map(Migration::version).max().unwrap_or(BASELINE_VERSION)
+    migrations()
+        .iter()
+        .map(Migration::version)
+        .max()
+        .unwrap_or(BASELINE_VERSION)
 }
 
 /// What [`apply`] did.
@@ -64,7 +68,11 @@ pub fn apply(conn: &Connection) -> Result<HistoryReport, SchemaError> {
     let mut report = HistoryReport::default();
     let has_rows = crate::detect::object_exists(conn, "table", HISTORY_TABLE)?
         && conn
-            .query_row(&format!("SELECT EXISTS(SELECT 1 FROM {HISTORY_TABLE})"), [], |row| row.get::<_, bool>(0))
+            .query_row(
+                &format!("SELECT EXISTS(SELECT 1 FROM {HISTORY_TABLE})"),
+                [],
+                |row| row.get::<_, bool>(0),
+            )
             .map_err(|e| SchemaError::sqlite("reading the migration history", e))?;
     if !has_rows {
         embedded::migrations::runner()
@@ -73,8 +81,15 @@ pub fn apply(conn: &Connection) -> Result<HistoryReport, SchemaError> {
             .map_err(history_error)?;
         report.baselined = true;
     }
-    let applied = embedded::migrations::runner().set_grouped(true).run(&mut tx).map_err(history_error)?;
-    report.applied = applied.applied_migrations().iter().map(|m| m.to_string()).collect();
+    let applied = embedded::migrations::runner()
+        .set_grouped(true)
+        .run(&mut tx)
+        .map_err(history_error)?;
+    report.applied = applied
+        .applied_migrations()
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
     Ok(report)
 }
 
@@ -85,7 +100,10 @@ fn history_error(error: refinery::Error) -> SchemaError {
     if lowered.contains("database is locked") || lowered.contains("database is busy") {
         return SchemaError::sqlite(
             "applying migrations",
-            rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY), Some(text)),
+            rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                Some(text),
+            ),
         );
     }
     SchemaError::History(text)
@@ -97,7 +115,10 @@ struct InOpenTransaction<'a>(&'a Connection);
 impl Transaction for InOpenTransaction<'_> {
     type Error = rusqlite::Error;
 
-    fn execute<'q, T: Iterator<Item = &'q str>>(&mut self, queries: T) -> Result<usize, Self::Error> {
+    fn execute<'q, T: Iterator<Item = &'q str>>(
+        &mut self,
+        queries: T,
+    ) -> Result<usize, Self::Error> {
         let mut count = 0;
         for query in queries {
             self.0.execute_batch(query)?;
@@ -115,11 +136,12 @@ impl Query<Vec<Migration>> for InOpenTransaction<'_> {
             let name: String = row.get(1)?;
             let applied_on: String = row.get(2)?;
             let checksum: String = row.get(3)?;
-            let applied_on = OffsetDateTime::parse(&applied_on, &Rfc3339)
-                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(2, Type::Text, Box::new(e)))?;
-            let checksum = checksum
-                .parse::<u64>()
-                .map_err(|e| rusqlite::Error::FromSqlConversionFailure(3, Type::Text, Box::new(e)))?;
+            let applied_on = OffsetDateTime::parse(&applied_on, &Rfc3339).map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(2, Type::Text, Box::new(e))
+            })?;
+            let checksum = checksum.parse::<u64>().map_err(|e| {
+                rusqlite::Error::FromSqlConversionFailure(3, Type::Text, Box::new(e))
+            })?;
             Ok(Migration::applied(version, name, applied_on, checksum))
         })?;
         rows.collect()

@@ -17,7 +17,11 @@ use crate::{ddl, reconcile};
 use hermes_state_types::ErrorKind;
 
 /// Runs every gated block whose threshold is above `stored`.
-pub fn run_gated_chain(conn: &Connection, stored: i64, layout_before: FtsLayout) -> Result<(), SchemaError> {
+pub fn run_gated_chain(
+    conn: &Connection,
+    stored: i64,
+    layout_before: FtsLayout,
+) -> Result<(), SchemaError> {
     if stored < 16 {
         abandon_on_error(conn, "v16", tag_subagent_sessions)?;
     }
@@ -42,9 +46,12 @@ fn abandon_on_error(
     block: impl FnOnce(&Connection) -> Result<(), rusqlite::Error>,
 ) -> Result<(), SchemaError> {
     let savepoint = format!("gated_{name}");
-    conn.execute_batch(&format!("SAVEPOINT {savepoint}")).context("starting a gated block")?;
+    conn.execute_batch(&format!("SAVEPOINT {savepoint}"))
+        .context("starting a gated block")?;
     match block(conn) {
-        Ok(()) => conn.execute_batch(&format!("RELEASE {savepoint}")).context("ending a gated block"),
+        Ok(()) => conn
+            .execute_batch(&format!("RELEASE {savepoint}"))
+            .context("ending a gated block"),
         Err(error) => {
             let kind = sqlite_error_kind(&error);
             conn.execute_batch(&format!("ROLLBACK TO {savepoint}; RELEASE {savepoint}"))
@@ -134,13 +141,28 @@ fn rebuild_model_usage_with_task(conn: &Connection) -> Result<(), SchemaError> {
     }
     let live = reconcile::live_columns(conn, "session_model_usage")?;
     let copied = [
-        "api_call_count", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
-        "reasoning_tokens", "estimated_cost_usd", "actual_cost_usd", "cost_status", "cost_source",
-        "first_seen", "last_seen",
+        "api_call_count",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_tokens",
+        "cache_write_tokens",
+        "reasoning_tokens",
+        "estimated_cost_usd",
+        "actual_cost_usd",
+        "cost_status",
+        "cost_source",
+        "first_seen",
+        "last_seen",
     ];
     let select: Vec<String> = copied
         .iter()
-        .map(|c| if live.iter().any(|l| l.name == *c) { (*c).to_owned() } else { "NULL".to_owned() })
+        .map(|c| {
+            if live.iter().any(|l| l.name == *c) {
+                (*c).to_owned()
+            } else {
+                "NULL".to_owned()
+            }
+        })
         .collect();
     conn.execute_batch(&format!(
         "ALTER TABLE session_model_usage RENAME TO session_model_usage_v21;

@@ -48,7 +48,7 @@ pub struct OpenReport {
 /// for the migration lock with the write-retry policy when another process holds it.
 pub fn open_writable(path: &Path) -> Result<(Connection, OpenReport), SchemaError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|source| SchemaError::Io { path: parent.to_owned(), source })?;
+        permissions::create_private_dir_all(parent)?;
     }
     let conn = connection::open_read_write(path)?;
     // Classify before the first pragma that could write (journal mode changes the header).
@@ -56,7 +56,8 @@ pub fn open_writable(path: &Path) -> Result<(Connection, OpenReport), SchemaErro
     if let FileShape::Store(shape) = &before {
         detect::ensure_writable(shape, path)?;
     }
-    let journal_mode = retry::with_retries(|| connection::configure_writable(&conn), SchemaError::kind)?;
+    let journal_mode =
+        retry::with_retries(|| connection::configure_writable(&conn), SchemaError::kind)?;
     let mut report = retry::with_retries(|| migrate_under_lock(&conn, path), SchemaError::kind)?;
     report.journal_mode = journal_mode;
     permissions::restrict(path)?;
@@ -67,7 +68,8 @@ pub fn open_writable(path: &Path) -> Result<(Connection, OpenReport), SchemaErro
 /// configured writable connection. Public so tests and tools can drive it on a
 /// connection they set up themselves.
 pub fn migrate_under_lock(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaError> {
-    conn.execute_batch("BEGIN IMMEDIATE").context("taking the migration lock")?;
+    conn.execute_batch("BEGIN IMMEDIATE")
+        .context("taking the migration lock")?;
     match migrate_locked(conn, path) {
         Ok(report) => match conn.execute_batch("COMMIT") {
             Ok(()) => Ok(report),
@@ -111,11 +113,18 @@ fn migrate_locked(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaEr
         conn.execute_batch(create).context("creating indexes")?;
     }
     let added_columns = reconcile::reconcile_columns(conn)?;
-    tolerate(conn.execute_batch(ddl::PLATFORM_MESSAGE_ID_INDEX), "creating idx_messages_platform_msg_id")?;
+    tolerate(
+        conn.execute_batch(ddl::PLATFORM_MESSAGE_ID_INDEX),
+        "creating idx_messages_platform_msg_id",
+    )?;
     for create in ddl::DEFERRED_INDEXES {
-        conn.execute_batch(create).context("creating deferred indexes")?;
+        conn.execute_batch(create)
+            .context("creating deferred indexes")?;
     }
-    tolerate(conn.execute_batch(ddl::HEAL_NULL_ACTIVE), "healing NULL active flags")?;
+    tolerate(
+        conn.execute_batch(ddl::HEAL_NULL_ACTIVE),
+        "healing NULL active flags",
+    )?;
 
     let to_version = bookkeep_version(conn, shape.as_ref(), layout_before)?;
     create_title_index(conn)?;
@@ -134,18 +143,26 @@ fn migrate_locked(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaEr
 
 /// Step 12: insert the version of a new store, or run the gated chain, the FTS
 /// storage stamp and the bump of an existing one. Never lowers the number.
-fn bookkeep_version(conn: &Connection, shape: Option<&StoreShape>, layout_before: FtsLayout) -> Result<i64, SchemaError> {
+fn bookkeep_version(
+    conn: &Connection,
+    shape: Option<&StoreShape>,
+    layout_before: FtsLayout,
+) -> Result<i64, SchemaError> {
     let Some(stored) = shape.and_then(|s| s.version) else {
         // No row: the store is treated as new, with no data migrations, as the original does.
-        conn.execute("INSERT INTO schema_version (version) VALUES (?1)", [SCHEMA_VERSION])
-            .context("recording the schema version")?;
+        conn.execute(
+            "INSERT INTO schema_version (version) VALUES (?1)",
+            [SCHEMA_VERSION],
+        )
+        .context("recording the schema version")?;
         return Ok(SCHEMA_VERSION);
     };
     if stored < SCHEMA_VERSION {
         legacy::run_gated_chain(conn, stored, layout_before)?;
     }
     if !layout_before.is_legacy() && !fts_rebuild_pending(conn)? && !has_trash_tables(conn)? {
-        conn.execute(ddl::UPSERT_META, ["fts_storage_version", "1"]).context("stamping fts_storage_version")?;
+        conn.execute(ddl::UPSERT_META, ["fts_storage_version", "1"])
+            .context("stamping fts_storage_version")?;
     }
     if stored < SCHEMA_VERSION {
         conn.execute("UPDATE schema_version SET version = ?1", [SCHEMA_VERSION])
@@ -156,9 +173,11 @@ fn bookkeep_version(conn: &Connection, shape: Option<&StoreShape>, layout_before
 }
 
 fn fts_rebuild_pending(conn: &Connection) -> Result<bool, SchemaError> {
-    conn.query_row("SELECT EXISTS(SELECT 1 FROM state_meta WHERE key = ?1)", [fts::REBUILD_HIGH_WATER_KEY], |row| {
-        row.get(0)
-    })
+    conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM state_meta WHERE key = ?1)",
+        [fts::REBUILD_HIGH_WATER_KEY],
+        |row| row.get(0),
+    )
     .context("reading state_meta")
 }
 
@@ -177,8 +196,10 @@ fn create_title_index(conn: &Connection) -> Result<(), SchemaError> {
     match conn.execute_batch(ddl::TITLE_UNIQUE_INDEX) {
         Ok(()) => Ok(()),
         Err(error) if sqlite_error_kind(&error) == ErrorKind::Constraint => {
-            conn.execute_batch(ddl::CLEAR_DUPLICATE_TITLES).context("clearing duplicate titles")?;
-            conn.execute_batch(ddl::TITLE_UNIQUE_INDEX).context("creating the unique title index")
+            conn.execute_batch(ddl::CLEAR_DUPLICATE_TITLES)
+                .context("clearing duplicate titles")?;
+            conn.execute_batch(ddl::TITLE_UNIQUE_INDEX)
+                .context("creating the unique title index")
         }
         Err(error) => tolerate(Err(error), "creating the unique title index"),
     }
@@ -189,8 +210,15 @@ fn create_title_index(conn: &Connection) -> Result<(), SchemaError> {
 fn tolerate(result: Result<(), rusqlite::Error>, what: &str) -> Result<(), SchemaError> {
     match result {
         Ok(()) => Ok(()),
-        Err(error) if sqlite_error_kind(&error) == ErrorKind::Busy => Err(SchemaError::sqlite(what, error)),
-        Err(error) if matches!(sqlite_error_kind(&error), ErrorKind::Corrupt | ErrorKind::Io) => {
+        Err(error) if sqlite_error_kind(&error) == ErrorKind::Busy => {
+            Err(SchemaError::sqlite(what, error))
+        }
+        Err(error)
+            if matches!(
+                sqlite_error_kind(&error),
+                ErrorKind::Corrupt | ErrorKind::Io
+            ) =>
+        {
             Err(SchemaError::sqlite(what, error))
         }
         Err(_) => Ok(()),

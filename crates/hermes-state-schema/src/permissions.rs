@@ -26,7 +26,12 @@ pub fn store_files(db_path: &Path) -> [PathBuf; 4] {
         name.push(suffix);
         PathBuf::from(name)
     };
-    [db_path.to_owned(), sidecar("-wal"), sidecar("-shm"), sidecar("-journal")]
+    [
+        db_path.to_owned(),
+        sidecar("-wal"),
+        sidecar("-shm"),
+        sidecar("-journal"),
+    ]
 }
 
 #[cfg(unix)]
@@ -35,15 +40,38 @@ fn restrict_one(path: &Path) -> Result<(), SchemaError> {
     match std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)) {
         Ok(()) => Ok(()),
         Err(error)
-            if matches!(error.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied) =>
+            if matches!(
+                error.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+            ) =>
         {
             Ok(())
         }
-        Err(source) => Err(SchemaError::Io { path: path.to_owned(), source }),
+        Err(source) => Err(SchemaError::Io {
+            path: path.to_owned(),
+            source,
+        }),
     }
 }
 
 #[cfg(not(unix))]
 fn restrict_one(_path: &Path) -> Result<(), SchemaError> {
     Ok(())
+}
+
+/// Creates a folder and its missing ancestors (`mkdir -p`); folders created
+/// here are 0700, since they hold private conversations. Existing folders keep
+/// their mode.
+pub fn create_private_dir_all(dir: &Path) -> Result<(), SchemaError> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir).map_err(|source| SchemaError::Io {
+        path: dir.to_owned(),
+        source,
+    })
 }

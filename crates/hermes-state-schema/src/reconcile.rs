@@ -60,16 +60,24 @@ pub fn wanted_tables() -> Result<&'static [WantedTable], SchemaError> {
 fn compute_wanted_tables() -> Result<Vec<WantedTable>, SchemaError> {
     let scratch = Connection::open_in_memory().context("opening a scratch database")?;
     for (_, create) in ddl::TABLES {
-        scratch.execute_batch(create).context("running the schema script in memory")?;
+        scratch
+            .execute_batch(create)
+            .context("running the schema script in memory")?;
     }
     ddl::TABLES
         .iter()
         .map(|(table, _)| {
             let columns = live_columns(&scratch, table)?
                 .into_iter()
-                .map(|info| WantedColumn { definition: info.definition(), name: info.name })
+                .map(|info| WantedColumn {
+                    definition: info.definition(),
+                    name: info.name,
+                })
                 .collect();
-            Ok(WantedTable { name: (*table).to_owned(), columns })
+            Ok(WantedTable {
+                name: (*table).to_owned(),
+                columns,
+            })
         })
         .collect()
 }
@@ -121,7 +129,8 @@ pub fn live_columns(conn: &Connection, table: &str) -> Result<Vec<ColumnInfo>, S
             })
         })
         .context("reading table columns")?;
-    rows.collect::<Result<_, _>>().context("reading table columns")
+    rows.collect::<Result<_, _>>()
+        .context("reading table columns")
 }
 
 /// Appends every wanted column missing from the live tables; returns what was added.
@@ -148,9 +157,18 @@ pub fn reconcile_columns(conn: &Connection) -> Result<Vec<AddedColumn>, SchemaEr
                 column.definition
             );
             match conn.execute_batch(sql.trim_end()) {
-                Ok(()) => added.push(AddedColumn { table: table.name.clone(), column: column.name.clone() }),
-                Err(error) if crate::error::sqlite_error_kind(&error) == hermes_state_types::ErrorKind::Busy => {
-                    return Err(SchemaError::sqlite(format!("adding {}.{}", table.name, column.name), error));
+                Ok(()) => added.push(AddedColumn {
+                    table: table.name.clone(),
+                    column: column.name.clone(),
+                }),
+                Err(error)
+                    if crate::error::sqlite_error_kind(&error)
+                        == hermes_state_types::ErrorKind::Busy =>
+                {
+                    return Err(SchemaError::sqlite(
+                        format!("adding {}.{}", table.name, column.name),
+                        error,
+                    ));
                 }
                 Err(_) => {}
             }

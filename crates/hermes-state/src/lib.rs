@@ -1,1 +1,18 @@
-//! placeholder
+#![doc = include_str!("../README.md")]
+
+mod db;
+mod error;
+mod messages;
+pub mod paths;
+mod sessions;
+
+pub use db::{CHECKPOINT_EVERY, FTS_OPTIMIZE_EVERY, SessionDb};
+pub use error::{Error, Result};
+pub use hermes_state_query::{self as query, MessagePage};
+pub use hermes_state_schema::{self as schema, JournalMode, OpenReport};
+pub use hermes_state_types::{
+    self as types, AuxiliaryUsage, Content, ConversationMessage, ErrorKind, Message, NewMessage,
+    NewSession, SCHEMA_VERSION, Session, TokenUpdate,
+};
+pub use rusqlite;
+pub use serde_json;

@@ -1,0 +1,98 @@
+//! Reading messages and the conversation view.
+
+use hermes_state_types::{ConversationMessage, Message};
+use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
+
+use crate::conversation::build_conversation;
+use crate::error::{QueryContext, QueryError};
+use crate::rows::message_from_row;
+use crate::sessions::lineage_root_to_tip;
+
+/// Which rows `get_messages` returns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MessagePage {
+    /// Include rewound and compacted rows (`active = 0`).
+    pub include_inactive: bool,
+    /// At most this many rows.
+    pub limit: Option<u32>,
+    /// Skip this many rows.
+    pub offset: u32,
+}
+
+/// The messages of a session in insertion (id) order (`api.md` §5.1).
+pub fn get_messages(
+    conn: &Connection,
+    session_id: &str,
+    page: MessagePage,
+) -> Result<Vec<Message>, QueryError> {
+    let mut sql = String::from("SELECT * FROM messages WHERE session_id = ?1");
+    if !page.include_inactive {
+        sql.push_str(" AND active = 1");
+    }
+    sql.push_str(" ORDER BY id");
+    if page.limit.is_some() || page.offset != 0 {
+        sql.push_str(" LIMIT ?2 OFFSET ?3");
+    }
+    let mut stmt = conn.prepare_cached(&sql).context("reading messages")?;
+    let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let mut params = vec![SqlValue::Text(session_id.to_owned())];
+    if page.limit.is_some() || page.offset != 0 {
+        params.push(SqlValue::Integer(page.limit.map_or(-1, i64::from)));
+        params.push(SqlValue::Integer(i64::from(page.offset)));
+    }
+    let rows = stmt
+        .query_map(params_from_iter(params), |row| {
+            message_from_row(row, &columns)
+        })
+        .context("reading messages")?;
+    rows.collect::<Result<_, _>>().context("reading messages")
+}
+
+/// The OpenAI-style conversation of a session (`api.md` §5.2), optionally
+/// preceded by its ancestors' messages (root first).
+pub fn get_messages_as_conversation(
+    conn: &Connection,
+    session_id: &str,
+    include_ancestors: bool,
+    include_inactive: bool,
+) -> Result<Vec<ConversationMessage>, QueryError> {
+    let sessions = if include_ancestors {
+        lineage_root_to_tip(conn, session_id)?
+    } else {
+        vec![session_id.to_owned()]
+    };
+    let placeholders = (1..=sessions.len())
+        .map(|i| format!("?{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let active = if include_inactive {
+        ""
+    } else {
+        " AND active = 1"
+    };
+    let sql =
+        format!("SELECT * FROM messages WHERE session_id IN ({placeholders}){active} ORDER BY id");
+    let mut stmt = conn.prepare(&sql).context("reading the conversation")?;
+    let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let rows = stmt
+        .query_map(params_from_iter(sessions.iter()), |row| {
+            message_from_row(row, &columns)
+        })
+        .context("reading the conversation")?
+        .collect::<Result<Vec<_>, _>>()
+        .context("reading the conversation")?;
+    Ok(build_conversation(&rows, include_ancestors))
+}
+
+/// Number of message rows of a session, or of the whole store (inactive rows included).
+pub fn message_count(conn: &Connection, session_id: Option<&str>) -> Result<i64, QueryError> {
+    match session_id {
+        Some(id) => conn.query_row(
+            "SELECT COUNT(*) FROM messages WHERE session_id = ?1",
+            [id],
+            |r| r.get(0),
+        ),
+        None => conn.query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0)),
+    }
+    .context("counting messages")
+}

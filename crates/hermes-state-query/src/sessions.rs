@@ -1,0 +1,73 @@
+//! Reading sessions.
+
+use std::collections::HashSet;
+
+use hermes_state_types::Session;
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::error::{QueryContext, QueryError};
+use crate::rows::session_from_row;
+
+/// How far lineage walks go before giving up: a damaged file can hold a
+/// parent chain that never ends; walks also stop at the first repeated id.
+pub const MAX_LINEAGE_STEPS: usize = 100;
+
+/// One session row (`SELECT *`), or `None` for an unknown id.
+pub fn get_session(conn: &Connection, session_id: &str) -> Result<Option<Session>, QueryError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT * FROM sessions WHERE id = ?1")
+        .context("reading a session")?;
+    let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    stmt.query_row([session_id], |row| session_from_row(row, &columns))
+        .optional()
+        .context("reading a session")
+}
+
+/// The parent of a session, `None` for roots and unknown ids.
+pub fn parent_of(conn: &Connection, session_id: &str) -> Result<Option<String>, QueryError> {
+    conn.prepare_cached("SELECT parent_session_id FROM sessions WHERE id = ?1")
+        .context("reading a parent link")?
+        .query_row([session_id], |row| row.get::<_, Option<String>>(0))
+        .optional()
+        .context("reading a parent link")
+        .map(Option::flatten)
+}
+
+/// The lineage from its root down to `session_id` (`api.md` §9.2): walk
+/// `parent_session_id` upwards at most [`MAX_LINEAGE_STEPS`] steps, stopping at
+/// a missing row or a repeated id, then reverse. An unknown id gives `[id]`.
+pub fn lineage_root_to_tip(conn: &Connection, session_id: &str) -> Result<Vec<String>, QueryError> {
+    let mut chain = vec![session_id.to_owned()];
+    let mut seen: HashSet<String> = chain.iter().cloned().collect();
+    let mut current = session_id.to_owned();
+    for _ in 0..MAX_LINEAGE_STEPS {
+        let Some(parent) = parent_of(conn, &current)? else {
+            break;
+        };
+        if !seen.insert(parent.clone()) || !session_exists(conn, &parent)? {
+            break;
+        }
+        chain.push(parent.clone());
+        current = parent;
+    }
+    chain.reverse();
+    Ok(chain)
+}
+
+/// Whether a session row exists.
+pub fn session_exists(conn: &Connection, session_id: &str) -> Result<bool, QueryError> {
+    conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM sessions WHERE id = ?1)")
+        .context("checking a session")?
+        .query_row([session_id], |row| row.get(0))
+        .context("checking a session")
+}
+
+/// A `state_meta` value, `None` when the key is absent.
+pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>, QueryError> {
+    conn.prepare_cached("SELECT value FROM state_meta WHERE key = ?1")
+        .context("reading state_meta")?
+        .query_row([key], |row| row.get::<_, Option<String>>(0))
+        .optional()
+        .context("reading state_meta")
+        .map(Option::flatten)
+}

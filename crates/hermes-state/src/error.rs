@@ -1,0 +1,86 @@
+use hermes_state_query::QueryError;
+use hermes_state_schema::SchemaError;
+use hermes_state_types::ErrorKind;
+
+/// Every error of the session store.
+///
+/// Match on [`Error::kind`] rather than on variants or messages: kinds are
+/// portable across layers and stable, variants may grow.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Opening, classifying or migrating the file failed.
+    #[error(transparent)]
+    Schema(#[from] SchemaError),
+    /// A read failed.
+    #[error(transparent)]
+    Query(#[from] QueryError),
+    /// SQLite refused a write.
+    #[error("{context}: {source}")]
+    Sqlite {
+        /// What was being done.
+        context: String,
+        /// The SQLite error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A write kept failing on locks held by other connections.
+    #[error("{context}: database is locked; gave up after {attempts} attempts ({source})")]
+    Busy {
+        /// What was being done.
+        context: String,
+        /// How many attempts were made.
+        attempts: u32,
+        /// The last lock error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// The session named does not exist.
+    #[error("session {0:?} does not exist")]
+    SessionNotFound(String),
+    /// An argument was refused before anything was written.
+    #[error("invalid input: {0}")]
+    InvalidInput(String),
+    /// The store was opened read-only.
+    #[error("{0}: the store was opened read-only")]
+    ReadOnly(String),
+    /// The store was closed.
+    #[error("the store is closed")]
+    Closed,
+}
+
+impl Error {
+    /// The portable kind of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::Schema(error) => error.kind(),
+            Error::Query(error) => error.kind(),
+            Error::Sqlite { source, .. } => hermes_state_schema::sqlite_error_kind(source),
+            Error::Busy { .. } => ErrorKind::Busy,
+            Error::SessionNotFound(_) => ErrorKind::NotFound,
+            Error::InvalidInput(_) => ErrorKind::InvalidInput,
+            Error::ReadOnly(_) => ErrorKind::ReadOnly,
+            Error::Closed => ErrorKind::Other,
+        }
+    }
+
+    pub(crate) fn sqlite(context: impl Into<String>, source: rusqlite::Error) -> Self {
+        Error::Sqlite {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+/// `Result` with this crate's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+pub(crate) trait WriteContext<T> {
+    fn context(self, what: &str) -> Result<T>;
+}
+
+impl<T> WriteContext<T> for std::result::Result<T, rusqlite::Error> {
+    fn context(self, what: &str) -> Result<T> {
+        self.map_err(|source| Error::sqlite(what, source))
+    }
+}

@@ -1,0 +1,247 @@
+//! Message writes and reads, clearing and deleting.
+
+use hermes_state_query::MessagePage;
+use hermes_state_types::{Content, ConversationMessage, Message, NewMessage, pyjson};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, named_params};
+use serde_json::Value;
+
+use crate::db::{SessionDb, now};
+use crate::error::{Result, WriteContext};
+use crate::sessions::require_session;
+
+const INSERT_MESSAGE: &str = "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, api_content, display_kind, display_metadata)
+VALUES (:session_id, :role, :content, :tool_call_id, :tool_calls, :tool_name, :effect_disposition, :timestamp, :token_count, :finish_reason, :reasoning, :reasoning_content, :reasoning_details, :codex_reasoning_items, :codex_message_items, :platform_message_id, :observed, 1, :api_content, :display_kind, :display_metadata)";
+
+const COUNT_MESSAGE: &str = "UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + ?2 WHERE id = ?1";
+
+impl SessionDb {
+    /// Appends a message and updates the session's counters in one
+    /// transaction (`api.md` §4); returns the new message id.
+    ///
+    /// `message_count` grows by one; `tool_call_count` by the number of the
+    /// message's tool calls (a list counts its entries, any other non-null
+    /// value counts one; tool *results* count nothing). The FTS indexes follow
+    /// through the schema's triggers, in the same transaction.
+    ///
+    /// Errors: [`crate::Error::SessionNotFound`] for an unknown session.
+    pub fn append_message(&self, message: &NewMessage) -> Result<i64> {
+        let encoded = EncodedMessage::new(message);
+        self.write("appending a message", |conn| {
+            require_session(conn, &message.session_id)?;
+            let timestamp = message.timestamp.unwrap_or_else(now);
+            conn.prepare_cached(INSERT_MESSAGE)
+                .and_then(|mut stmt| {
+                    stmt.execute(named_params! {
+                        ":session_id": message.session_id, ":role": message.role,
+                        ":content": encoded.content, ":tool_call_id": message.tool_call_id,
+                        ":tool_calls": encoded.tool_calls, ":tool_name": message.tool_name,
+                        ":effect_disposition": message.effect_disposition, ":timestamp": timestamp,
+                        ":token_count": message.token_count, ":finish_reason": message.finish_reason,
+                        ":reasoning": message.reasoning, ":reasoning_content": message.reasoning_content,
+                        ":reasoning_details": encoded.reasoning_details,
+                        ":codex_reasoning_items": encoded.codex_reasoning_items,
+                        ":codex_message_items": encoded.codex_message_items,
+                        ":platform_message_id": message.platform_message_id,
+                        ":observed": i64::from(message.observed), ":api_content": message.api_content,
+                        ":display_kind": message.display_kind, ":display_metadata": encoded.display_metadata,
+                    })
+                })
+                .context("appending a message")?;
+            let id = conn.last_insert_rowid();
+            conn.prepare_cached(COUNT_MESSAGE)
+                .and_then(|mut stmt| stmt.execute(rusqlite::params![message.session_id, encoded.tool_call_count]))
+                .context("counting the message")?;
+            Ok(id)
+        })
+    }
+
+    /// The active messages of a session in insertion order (`api.md` §5.1);
+    /// an unknown session gives an empty list.
+    pub fn get_messages(&self, session_id: &str) -> Result<Vec<Message>> {
+        self.get_messages_page(session_id, MessagePage::default())
+    }
+
+    /// [`SessionDb::get_messages`] with inactive rows and paging.
+    pub fn get_messages_page(&self, session_id: &str, page: MessagePage) -> Result<Vec<Message>> {
+        self.read(|conn| Ok(hermes_state_query::get_messages(conn, session_id, page)?))
+    }
+
+    /// The OpenAI-style conversation of a session, exactly as the original
+    /// builds it (`api.md` §5.2); with `include_ancestors` its lineage's
+    /// earlier messages come first.
+    pub fn get_messages_as_conversation(
+        &self,
+        session_id: &str,
+        include_ancestors: bool,
+    ) -> Result<Vec<ConversationMessage>> {
+        self.read(|conn| {
+            Ok(hermes_state_query::get_messages_as_conversation(
+                conn,
+                session_id,
+                include_ancestors,
+                false,
+            )?)
+        })
+    }
+
+    /// Number of message rows of a session (inactive included), or of the store.
+    pub fn message_count(&self, session_id: Option<&str>) -> Result<i64> {
+        self.read(|conn| Ok(hermes_state_query::message_count(conn, session_id)?))
+    }
+
+    /// Deletes every message of a session (inactive ones too) and zeroes its
+    /// message and tool-call counters; token counters, title and times stay.
+    /// Unknown ids are ignored.
+    pub fn clear_messages(&self, session_id: &str) -> Result<()> {
+        self.write("clearing messages", |conn| {
+            conn.execute("DELETE FROM messages WHERE session_id = ?1", [session_id])
+                .context("clearing messages")?;
+            conn.execute(
+                "UPDATE sessions SET message_count = 0, tool_call_count = 0 WHERE id = ?1",
+                [session_id],
+            )
+            .context("clearing messages")?;
+            Ok(())
+        })
+    }
+
+    /// Deletes a session with its messages (`api.md` §11.6); returns `false`
+    /// for an unknown id.
+    ///
+    /// Delegate (subagent) children, marked `$._delegate_from`, are deleted
+    /// with it, recursively; every other child (branches, compression
+    /// continuations) is kept and orphaned (`parent_session_id = NULL`).
+    /// Usage rows go with their session.
+    pub fn delete_session(&self, session_id: &str) -> Result<bool> {
+        self.write("deleting a session", |conn| {
+            if !hermes_state_query::session_exists(conn, session_id)? {
+                return Ok(false);
+            }
+            let delegates = collect_delegates(conn, session_id)?;
+            for id in delegates
+                .iter()
+                .map(String::as_str)
+                .chain(std::iter::once(session_id))
+            {
+                conn.execute(
+                    "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?1",
+                    [id],
+                )
+                .context("orphaning children")?;
+                conn.execute("DELETE FROM messages WHERE session_id = ?1", [id])
+                    .context("deleting messages")?;
+                conn.execute("DELETE FROM sessions WHERE id = ?1", [id])
+                    .context("deleting a session")?;
+            }
+            Ok(true)
+        })
+    }
+}
+
+/// The `$._delegate_from` marker of a session's `model_config`, read safely:
+/// malformed JSON in an old row reads as "no marker" instead of failing.
+const DELEGATE_FROM: &str =
+    "CASE WHEN json_valid(model_config) THEN json_extract(model_config, '$._delegate_from') END";
+const HAS_DELEGATE_MARK: &str = "CASE WHEN json_valid(model_config) THEN json_type(model_config, '$._delegate_from') END IS NOT NULL";
+
+/// Every delegate descendant of a session: sessions whose `$._delegate_from`
+/// names a collected id, or whose parent is a collected id and that carry a
+/// `$._delegate_from` marker; never the session itself.
+fn collect_delegates(conn: &Connection, root: &str) -> Result<Vec<String>> {
+    let sql = format!(
+        "SELECT id FROM sessions WHERE id <> ?1 AND (({DELEGATE_FROM}) = ?2 OR (parent_session_id = ?2 AND {HAS_DELEGATE_MARK}))"
+    );
+    let mut stmt = conn.prepare(&sql).context("finding delegate children")?;
+    let mut collected: Vec<String> = Vec::new();
+    let mut frontier = vec![root.to_owned()];
+    while let Some(current) = frontier.pop() {
+        let children = stmt
+            .query_map([root, current.as_str()], |row| row.get::<_, String>(0))
+            .context("finding delegate children")?
+            .collect::<Result<Vec<_>, _>>()
+            .context("finding delegate children")?;
+        for child in children {
+            if !collected.contains(&child) {
+                collected.push(child.clone());
+                frontier.push(child);
+            }
+        }
+    }
+    Ok(collected)
+}
+
+/// The stored forms of a message's structured fields, computed once before
+/// the write (so a retried transaction binds the same values).
+struct EncodedMessage {
+    content: SqlValue,
+    tool_calls: Option<String>,
+    tool_call_count: i64,
+    reasoning_details: Option<String>,
+    codex_reasoning_items: Option<String>,
+    codex_message_items: Option<String>,
+    display_metadata: Option<String>,
+}
+
+impl EncodedMessage {
+    fn new(message: &NewMessage) -> Self {
+        let calls = message.tool_calls.as_ref().and_then(parse_tool_calls);
+        let tool_call_count = match &calls {
+            None => 0,
+            Some(Value::Array(list)) => list.len() as i64,
+            Some(_) => 1,
+        };
+        EncodedMessage {
+            content: message
+                .content
+                .as_ref()
+                .map_or(SqlValue::Null, encode_content),
+            tool_calls: calls
+                .as_ref()
+                .filter(|v| pyjson::is_truthy(v))
+                .map(pyjson::to_string),
+            tool_call_count,
+            reasoning_details: truthy_json(&message.reasoning_details),
+            codex_reasoning_items: truthy_json(&message.codex_reasoning_items),
+            codex_message_items: truthy_json(&message.codex_message_items),
+            display_metadata: truthy_json(&message.display_metadata),
+        }
+    }
+}
+
+/// The original parses a string given as tool calls (invalid JSON → `[]`);
+/// a JSON `null` means no calls.
+fn parse_tool_calls(value: &Value) -> Option<Value> {
+    let parsed = match value {
+        Value::String(text) => {
+            serde_json::from_str(text).unwrap_or_else(|_| Value::Array(Vec::new()))
+        }
+        other => other.clone(),
+    };
+    (!parsed.is_null()).then_some(parsed)
+}
+
+fn truthy_json(value: &Option<Value>) -> Option<String> {
+    value
+        .as_ref()
+        .filter(|v| pyjson::is_truthy(v))
+        .map(pyjson::to_string)
+}
+
+/// How content is bound (`api.md` §4.2): text as is, structured content with
+/// the `"\x00json:"` prefix, scalars as numbers (TEXT affinity stores their
+/// text), bytes as a BLOB.
+fn encode_content(content: &Content) -> SqlValue {
+    match content {
+        Content::Text(text) => SqlValue::Text(text.clone()),
+        Content::Structured(value) => SqlValue::Text(format!(
+            "{}{}",
+            Content::JSON_PREFIX,
+            pyjson::to_string(value)
+        )),
+        Content::Integer(i) => SqlValue::Integer(*i),
+        Content::Real(f) => SqlValue::Real(*f),
+        Content::Bool(b) => SqlValue::Integer(i64::from(*b)),
+        Content::Bytes(bytes) => SqlValue::Blob(bytes.clone()),
+    }
+}
