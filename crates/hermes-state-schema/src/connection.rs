@@ -105,3 +105,36 @@ pub fn journal_mode(conn: &Connection) -> Result<JournalMode, SchemaError> {
         _ => JournalMode::Other,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wal_reset_bug_range_matches_the_spec() {
+        let cases = [
+            (3_006_023, false),
+            (3_007_000, true),
+            (3_040_001, true),
+            (3_044_005, true),
+            (3_044_006, false),
+            (3_045_000, true),
+            (3_050_006, true),
+            (3_050_007, false),
+            (3_051_000, true),
+            (3_051_002, true),
+            (3_051_003, false),
+            (3_054_001, false),
+        ];
+        for (version, affected) in cases {
+            assert_eq!(has_wal_reset_bug(version), affected, "version {version}");
+        }
+    }
+
+    #[test]
+    fn bundled_sqlite_is_free_of_the_wal_reset_bug() {
+        let version = rusqlite::version_number();
+        assert!(version >= 3_051_003, "bundled SQLite {} is older than 3.51.3", rusqlite::version());
+        assert!(!has_wal_reset_bug(version));
+    }
+}

@@ -1,0 +1,111 @@
+//! Several processes writing to one file at once lose nothing.
+//!
+//! The test re-runs its own binary as child processes (the `writer_child`
+//! test, ignored unless asked for by name), so the writers really are separate
+//! processes with their own connections and POSIX locks.
+#![allow(missing_docs)]
+
+use std::process::Command;
+
+use hermes_state::{NewMessage, NewSession, SessionDb};
+use serde_json::json;
+
+const CHILD_DB: &str = "HERMES_STATE_TEST_CHILD_DB";
+const CHILD_SESSION: &str = "HERMES_STATE_TEST_CHILD_SESSION";
+const CHILD_COUNT: &str = "HERMES_STATE_TEST_CHILD_COUNT";
+
+/// Appends `count` message pairs (a user message, an assistant message with two
+/// tool calls) and prints the acknowledged ids.
+#[test]
+#[ignore = "a child process of the contention tests"]
+fn writer_child() {
+    let (Ok(db_path), Ok(session), Ok(count)) =
+        (std::env::var(CHILD_DB), std::env::var(CHILD_SESSION), std::env::var(CHILD_COUNT))
+    else {
+        return;
+    };
+    let count: usize = count.parse().expect("count");
+    let db = SessionDb::open(&db_path).expect("child open");
+    db.create_session(&NewSession::new(&session, "cli")).expect("child create");
+    for i in 0..count {
+        let user = db
+            .append_message(&NewMessage::new(&session, "user").content(format!("{session} question {i} docker")))
+            .expect("child append user");
+        let calls = json!([{"id": format!("a{i}")}, {"id": format!("b{i}")}]);
+        let assistant =
+            db.append_message(&NewMessage::new(&session, "assistant").tool_calls(calls)).expect("child append");
+        println!("ACK {user} {assistant}");
+    }
+}
+
+fn spawn_writers(db_path: &std::path::Path, writers: usize, count: usize) -> Vec<(String, Vec<i64>)> {
+    let exe = std::env::current_exe().expect("test binary");
+    let children: Vec<_> = (0..writers)
+        .map(|w| {
+            let session = format!("writer-{w}");
+            let child = Command::new(&exe)
+                .args(["writer_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+                .env(CHILD_DB, db_path)
+                .env(CHILD_SESSION, &session)
+                .env(CHILD_COUNT, count.to_string())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn writer");
+            (session, child)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(session, child)| {
+            let output = child.wait_with_output().expect("writer output");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success(),
+                "writer {session} failed:\n{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let acked: Vec<i64> = stdout
+                .lines()
+                // libtest may print "test writer_child ... " on the same line as the first ACK.
+                .filter_map(|line| line.find("ACK ").map(|at| &line[at + 4..]))
+                .flat_map(|ids| ids.split(' ').map(|id| id.parse::<i64>().expect("id")).collect::<Vec<_>>())
+                .collect();
+            assert_eq!(acked.len(), count * 2, "writer {session} acknowledged every append");
+            (session, acked)
+        })
+        .collect()
+}
+
+#[test]
+fn two_processes_appending_lose_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    // Both children open a file that does not exist yet: the first open also races.
+    let count = 400;
+    let results = spawn_writers(&path, 2, count);
+
+    let db = SessionDb::open(&path).expect("open");
+    for (session, acked) in &results {
+        let messages = db.get_messages(session).expect("messages");
+        let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
+        assert_eq!(&ids, acked, "every acknowledged message of {session} is there, in order");
+        let row = db.get_session(session).expect("session").expect("exists");
+        assert_eq!(row.message_count, Some((count * 2) as i64), "message_count of {session}");
+        assert_eq!(row.tool_call_count, Some((count * 2) as i64), "tool_call_count of {session}");
+    }
+    db.read(|conn| {
+        let total: i64 = conn.query_row("SELECT count(*) FROM messages", [], |r| r.get(0)).expect("count");
+        assert_eq!(total, (count * 2 * 2) as i64);
+        for table in ["messages_fts", "messages_fts_trigram"] {
+            conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('integrity-check')"))
+                .unwrap_or_else(|e| panic!("{table} integrity-check: {e}"));
+        }
+        let hits: i64 = conn
+            .query_row("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'docker'", [], |r| r.get(0))
+            .expect("search");
+        assert_eq!(hits, (count * 2) as i64, "every user message is indexed");
+        Ok(())
+    })
+    .expect("checks");
+}

@@ -1,0 +1,176 @@
+//! Checks of the workspace's architecture invariants (see docs/ARCHITECTURE.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result};
+use serde_json::Value;
+
+/// The library crates in dependency order: each may depend only on those before it.
+pub const LAYERS: [&str; 4] = ["hermes-state-types", "hermes-state-schema", "hermes-state-query", "hermes-state"];
+
+/// The workspace root (the parent of `xtask/`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// `cargo metadata` of the workspace, with the resolved dependency graph.
+pub fn metadata() -> Result<Value> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(cargo)
+        .args(["metadata", "--format-version", "1"])
+        .current_dir(workspace_root())
+        .output()
+        .context("running cargo metadata")?;
+    anyhow::ensure!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).context("parsing cargo metadata")
+}
+
+/// Package names of the normal (non-dev, non-build) dependency closure of a package.
+pub fn normal_closure(metadata: &Value, package: &str) -> BTreeSet<String> {
+    let packages: BTreeMap<&str, &str> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| Some((p["id"].as_str()?, p["name"].as_str()?)))
+        .collect();
+    let nodes: BTreeMap<&str, &Value> = metadata["resolve"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| Some((n["id"].as_str()?, n)))
+        .collect();
+    let Some(start) = packages.iter().find(|(_, name)| **name == package).map(|(id, _)| *id) else {
+        return BTreeSet::new();
+    };
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![start];
+    while let Some(id) = stack.pop() {
+        for dep in nodes.get(id).and_then(|n| n["deps"].as_array()).into_iter().flatten() {
+            let normal = dep["dep_kinds"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|k| k["kind"].is_null());
+            if let (true, Some(dep_id)) = (normal, dep["pkg"].as_str()) {
+                if seen.insert(dep_id) {
+                    stack.push(dep_id);
+                }
+            }
+        }
+    }
+    seen.into_iter().filter_map(|id| packages.get(id).map(|n| (*n).to_owned())).collect()
+}
+
+/// Every problem found; empty when the workspace is tidy.
+pub fn check_all() -> Result<Vec<String>> {
+    let metadata = metadata()?;
+    let mut problems = layering_problems(&metadata);
+    problems.extend(single_sqlite_problems(&metadata));
+    problems.extend(live_file_problems()?);
+    Ok(problems)
+}
+
+/// Dependencies point one way: types <- schema <- query <- facade; the types
+/// crate has no SQLite at all.
+pub fn layering_problems(metadata: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let types = normal_closure(metadata, "hermes-state-types");
+    for sqlite in ["rusqlite", "libsqlite3-sys", "refinery"] {
+        if types.contains(sqlite) {
+            problems.push(format!("hermes-state-types depends on {sqlite}"));
+        }
+    }
+    for (position, layer) in LAYERS.iter().enumerate() {
+        let closure = normal_closure(metadata, layer);
+        for later in &LAYERS[position + 1..] {
+            if closure.contains(*later) {
+                problems.push(format!("{layer} depends on {later}, a layer above it"));
+            }
+        }
+    }
+    problems
+}
+
+/// Exactly one `libsqlite3-sys` in the resolved graph (refinery and rusqlite agree).
+pub fn single_sqlite_problems(metadata: &Value) -> Vec<String> {
+    let versions: Vec<&str> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["name"] == "libsqlite3-sys")
+        .filter_map(|p| p["version"].as_str())
+        .collect();
+    if versions.len() == 1 {
+        Vec::new()
+    } else {
+        vec![format!("expected exactly one libsqlite3-sys, found {versions:?}")]
+    }
+}
+
+/// No library source opens files with `std::fs::File` / `OpenOptions`: on the
+/// live database that would drop SQLite's POSIX locks when the descriptor closes.
+pub fn live_file_problems() -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let crates = workspace_root().join("crates");
+    for entry in walk(&crates)? {
+        if entry.extension().is_none_or(|e| e != "rs") || !entry.components().any(|c| c.as_os_str() == "src") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&entry).with_context(|| format!("reading {}", entry.display()))?;
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if code.contains("File::open") || code.contains("File::create") || code.contains("OpenOptions") {
+                problems.push(format!("{}:{}: opens a file through std::fs", entry.display(), number + 1));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            files.extend(walk(&path)?);
+        } else {
+            files.push(path);
+        }
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_crate_has_no_sqlite_and_layers_point_one_way() {
+        let metadata = metadata().expect("cargo metadata");
+        assert!(normal_closure(&metadata, "hermes-state").contains("hermes-state-types"), "closure is computed");
+        assert!(normal_closure(&metadata, "hermes-state-schema").contains("libsqlite3-sys"), "closure is deep");
+        assert_eq!(layering_problems(&metadata), Vec::<String>::new());
+    }
+
+    #[test]
+    fn exactly_one_libsqlite3_sys() {
+        let metadata = metadata().expect("cargo metadata");
+        assert_eq!(single_sqlite_problems(&metadata), Vec::<String>::new());
+    }
+
+    #[test]
+    fn no_library_code_opens_files_through_std_fs() {
+        assert_eq!(live_file_problems().expect("scan"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn migration_files_are_lf_only() {
+        let dir = workspace_root().join("crates/hermes-state-schema/migrations");
+        for file in walk(&dir).expect("migrations") {
+            let bytes = std::fs::read(&file).expect("read");
+            assert!(!bytes.contains(&b'\r'), "{} has CR bytes", file.display());
+        }
+    }
+}
