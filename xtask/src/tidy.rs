@@ -8,11 +8,19 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 /// The library crates in dependency order: each may depend only on those before it.
-pub const LAYERS: [&str; 4] = ["hermes-state-types", "hermes-state-schema", "hermes-state-query", "hermes-state"];
+pub const LAYERS: [&str; 4] = [
+    "hermes-state-types",
+    "hermes-state-schema",
+    "hermes-state-query",
+    "hermes-state",
+];
 
 /// The workspace root (the parent of `xtask/`).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// `cargo metadata` of the workspace, with the resolved dependency graph.
@@ -23,7 +31,11 @@ pub fn metadata() -> Result<Value> {
         .current_dir(workspace_root())
         .output()
         .context("running cargo metadata")?;
-    anyhow::ensure!(output.status.success(), "cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+    anyhow::ensure!(
+        output.status.success(),
+        "cargo metadata failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     serde_json::from_slice(&output.stdout).context("parsing cargo metadata")
 }
 
@@ -41,26 +53,37 @@ pub fn normal_closure(metadata: &Value, package: &str) -> BTreeSet<String> {
         .flatten()
         .filter_map(|n| Some((n["id"].as_str()?, n)))
         .collect();
-    let Some(start) = packages.iter().find(|(_, name)| **name == package).map(|(id, _)| *id) else {
+    let Some(start) = packages
+        .iter()
+        .find(|(_, name)| **name == package)
+        .map(|(id, _)| *id)
+    else {
         return BTreeSet::new();
     };
     let mut seen = BTreeSet::new();
     let mut stack = vec![start];
     while let Some(id) = stack.pop() {
-        for dep in nodes.get(id).and_then(|n| n["deps"].as_array()).into_iter().flatten() {
+        for dep in nodes
+            .get(id)
+            .and_then(|n| n["deps"].as_array())
+            .into_iter()
+            .flatten()
+        {
             let normal = dep["dep_kinds"]
                 .as_array()
                 .into_iter()
                 .flatten()
                 .any(|k| k["kind"].is_null());
-            if let (true, Some(dep_id)) = (normal, dep["pkg"].as_str()) {
-                if seen.insert(dep_id) {
-                    stack.push(dep_id);
-                }
+            if let (true, Some(dep_id)) = (normal, dep["pkg"].as_str())
+                && seen.insert(dep_id)
+            {
+                stack.push(dep_id);
             }
         }
     }
-    seen.into_iter().filter_map(|id| packages.get(id).map(|n| (*n).to_owned())).collect()
+    seen.into_iter()
+        .filter_map(|id| packages.get(id).map(|n| (*n).to_owned()))
+        .collect()
 }
 
 /// Every problem found; empty when the workspace is tidy.
@@ -105,7 +128,9 @@ pub fn single_sqlite_problems(metadata: &Value) -> Vec<String> {
     if versions.len() == 1 {
         Vec::new()
     } else {
-        vec![format!("expected exactly one libsqlite3-sys, found {versions:?}")]
+        vec![format!(
+            "expected exactly one libsqlite3-sys, found {versions:?}"
+        )]
     }
 }
 
@@ -115,14 +140,24 @@ pub fn live_file_problems() -> Result<Vec<String>> {
     let mut problems = Vec::new();
     let crates = workspace_root().join("crates");
     for entry in walk(&crates)? {
-        if entry.extension().is_none_or(|e| e != "rs") || !entry.components().any(|c| c.as_os_str() == "src") {
+        if entry.extension().is_none_or(|e| e != "rs")
+            || !entry.components().any(|c| c.as_os_str() == "src")
+        {
             continue;
         }
-        let text = std::fs::read_to_string(&entry).with_context(|| format!("reading {}", entry.display()))?;
+        let text = std::fs::read_to_string(&entry)
+            .with_context(|| format!("reading {}", entry.display()))?;
         for (number, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or_default();
-            if code.contains("File::open") || code.contains("File::create") || code.contains("OpenOptions") {
-                problems.push(format!("{}:{}: opens a file through std::fs", entry.display(), number + 1));
+            if code.contains("File::open")
+                || code.contains("File::create")
+                || code.contains("OpenOptions")
+            {
+                problems.push(format!(
+                    "{}:{}: opens a file through std::fs",
+                    entry.display(),
+                    number + 1
+                ));
             }
         }
     }
@@ -149,8 +184,14 @@ mod tests {
     #[test]
     fn types_crate_has_no_sqlite_and_layers_point_one_way() {
         let metadata = metadata().expect("cargo metadata");
-        assert!(normal_closure(&metadata, "hermes-state").contains("hermes-state-types"), "closure is computed");
-        assert!(normal_closure(&metadata, "hermes-state-schema").contains("libsqlite3-sys"), "closure is deep");
+        assert!(
+            normal_closure(&metadata, "hermes-state").contains("hermes-state-types"),
+            "closure is computed"
+        );
+        assert!(
+            normal_closure(&metadata, "hermes-state-schema").contains("libsqlite3-sys"),
+            "closure is deep"
+        );
         assert_eq!(layering_problems(&metadata), Vec::<String>::new());
     }
 

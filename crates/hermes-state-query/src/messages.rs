@@ -34,7 +34,7 @@ pub fn get_messages(
         sql.push_str(" LIMIT ?2 OFFSET ?3");
     }
     let mut stmt = conn.prepare_cached(&sql).context("reading messages")?;
-    let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
     let mut params = vec![SqlValue::Text(session_id.to_owned())];
     if page.limit.is_some() || page.offset != 0 {
         params.push(SqlValue::Integer(page.limit.map_or(-1, i64::from)));
@@ -73,7 +73,7 @@ pub fn get_messages_as_conversation(
     let sql =
         format!("SELECT * FROM messages WHERE session_id IN ({placeholders}){active} ORDER BY id");
     let mut stmt = conn.prepare(&sql).context("reading the conversation")?;
-    let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
     let rows = stmt
         .query_map(params_from_iter(sessions.iter()), |row| {
             message_from_row(row, &columns)

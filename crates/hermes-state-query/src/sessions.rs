@@ -17,7 +17,7 @@ pub fn get_session(conn: &Connection, session_id: &str) -> Result<Option<Session
     let mut stmt = conn
         .prepare_cached("SELECT * FROM sessions WHERE id = ?1")
         .context("reading a session")?;
-    let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
     stmt.query_row([session_id], |row| session_from_row(row, &columns))
         .optional()
         .context("reading a session")

@@ -192,16 +192,16 @@ impl SessionDb {
 
     fn after_commit(&self) {
         let count = self.successful_writes.fetch_add(1, Ordering::Relaxed) + 1;
-        if count % CHECKPOINT_EVERY != 0 && count % FTS_OPTIMIZE_EVERY != 0 {
+        if !count.is_multiple_of(CHECKPOINT_EVERY) && !count.is_multiple_of(FTS_OPTIMIZE_EVERY) {
             return;
         }
         let Ok(guard) = self.lock() else { return };
         let Some(conn) = guard.as_ref() else { return };
-        if count % CHECKPOINT_EVERY == 0 {
+        if count.is_multiple_of(CHECKPOINT_EVERY) {
             // Best effort, as the original: a checkpoint that cannot run now runs later.
             let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
         }
-        if count % FTS_OPTIMIZE_EVERY == 0 {
+        if count.is_multiple_of(FTS_OPTIMIZE_EVERY) {
             for table in FTS_TABLES {
                 let _ =
                     conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('optimize')"));

@@ -3,7 +3,7 @@
 //! The test re-runs its own binary as child processes (the `writer_child`
 //! test, ignored unless asked for by name), so the writers really are separate
 //! processes with their own connections and POSIX locks.
-#![allow(missing_docs)]
+#![allow(missing_docs, clippy::print_stdout)]
 
 use std::process::Command;
 
