@@ -134,7 +134,11 @@ mod tests {
     #[test]
     fn bundled_sqlite_is_free_of_the_wal_reset_bug() {
         let version = rusqlite::version_number();
-        assert!(version >= 3_051_003, "bundled SQLite {} is older than 3.51.3", rusqlite::version());
+        assert!(
+            version >= 3_051_003,
+            "bundled SQLite {} is older than 3.51.3",
+            rusqlite::version()
+        );
         assert!(!has_wal_reset_bug(version));
     }
 }

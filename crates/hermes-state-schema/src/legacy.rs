@@ -13,7 +13,7 @@ use rusqlite::Connection;
 
 use crate::detect::FtsLayout;
 use crate::error::{SchemaError, SqliteContext, sqlite_error_kind};
-use crate::{ddl, reconcile};
+use crate::ddl;
 use hermes_state_types::ErrorKind;
 
 /// Runs every gated block whose threshold is above `stored`.
@@ -23,13 +23,14 @@ pub fn run_gated_chain(
     layout_before: FtsLayout,
 ) -> Result<(), SchemaError> {
     if stored < 16 {
-        abandon_on_error(conn, "v16", tag_subagent_sessions)?;
+        abandon_on_error(conn, "v16", Propagate::OnlyFatal, tag_subagent_sessions)?;
     }
     if stored < 20 {
-        abandon_on_error(conn, "v20", seed_model_usage)?;
+        abandon_on_error(conn, "v20", Propagate::OnlyFatal, seed_model_usage)?;
     }
     if stored < 22 {
-        rebuild_model_usage_with_task(conn)?;
+        // Integrity errors of the copy abort the open, as in the original.
+        abandon_on_error(conn, "v22", Propagate::Constraints, rebuild_model_usage_with_task)?;
     }
     if layout_before.is_legacy() {
         conn.execute(ddl::UPSERT_META, ["fts_optimize_available", "1"])
@@ -38,11 +39,21 @@ pub fn run_gated_chain(
     Ok(())
 }
 
+/// Which errors of a gated block abort the open instead of abandoning the block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Propagate {
+    /// Lock, corruption and I/O errors only.
+    OnlyFatal,
+    /// Those, and constraint (integrity) errors.
+    Constraints,
+}
+
 /// Runs a block inside a savepoint; an ordinary error rolls the block back and
 /// is otherwise ignored, as the original abandons such blocks.
 fn abandon_on_error(
     conn: &Connection,
     name: &str,
+    propagate: Propagate,
     block: impl FnOnce(&Connection) -> Result<(), rusqlite::Error>,
 ) -> Result<(), SchemaError> {
     let savepoint = format!("gated_{name}");
@@ -56,7 +67,9 @@ fn abandon_on_error(
             let kind = sqlite_error_kind(&error);
             conn.execute_batch(&format!("ROLLBACK TO {savepoint}; RELEASE {savepoint}"))
                 .context("abandoning a gated block")?;
-            if matches!(kind, ErrorKind::Busy | ErrorKind::Corrupt | ErrorKind::Io) {
+            let fatal = matches!(kind, ErrorKind::Busy | ErrorKind::Corrupt | ErrorKind::Io)
+                || (propagate == Propagate::Constraints && kind == ErrorKind::Constraint);
+            if fatal {
                 Err(SchemaError::sqlite(format!("gated block {name}"), error))
             } else {
                 Ok(())
@@ -83,7 +96,7 @@ fn tag_subagent_sessions(conn: &Connection) -> Result<(), rusqlite::Error> {
            AND json_extract(COALESCE(model_config,'{}'), '$._delegate_from') IS NULL
            AND json_type(COALESCE(model_config,'{}'), '$._branched_from') IS NULL
            AND title IS NULL
-           AND COALESCE(message_count, 0) <= 25
+           AND message_count <= 25
            AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = sessions.id AND m.role = 'tool')
            AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = sessions.id);",
     )
@@ -128,18 +141,17 @@ const USAGE_REBUILD_TABLE: &str = "CREATE TABLE session_model_usage (
 /// `session_model_usage_v21` when the copy fails, `migrations.md` §4.4), the
 /// whole rebuild is inside the open's transaction: a failing copy rolls back
 /// to the old table and the open reports the error, with nothing lost.
-fn rebuild_model_usage_with_task(conn: &Connection) -> Result<(), SchemaError> {
-    let task_in_key: i64 = conn
-        .query_row(
-            "SELECT COUNT(*) FROM pragma_table_info('session_model_usage') WHERE name = 'task' AND pk > 0",
-            [],
-            |row| row.get(0),
-        )
-        .context("reading session_model_usage")?;
+fn rebuild_model_usage_with_task(conn: &Connection) -> Result<(), rusqlite::Error> {
+    let task_in_key: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM pragma_table_info('session_model_usage') WHERE name = 'task' AND pk > 0",
+        [],
+        |row| row.get(0),
+    )?;
     if task_in_key > 0 {
         return Ok(());
     }
-    let live = reconcile::live_columns(conn, "session_model_usage")?;
+    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('session_model_usage')")?;
+    let live = stmt.query_map([], |row| row.get::<_, String>(0))?.collect::<Result<Vec<_>, _>>()?;
     let copied = [
         "api_call_count",
         "input_tokens",
@@ -157,7 +169,7 @@ fn rebuild_model_usage_with_task(conn: &Connection) -> Result<(), SchemaError> {
     let select: Vec<String> = copied
         .iter()
         .map(|c| {
-            if live.iter().any(|l| l.name == *c) {
+            if live.iter().any(|l| l == c) {
                 (*c).to_owned()
             } else {
                 "NULL".to_owned()
@@ -175,5 +187,4 @@ fn rebuild_model_usage_with_task(conn: &Connection) -> Result<(), SchemaError> {
         cols = copied.join(", "),
         select = select.join(", "),
     ))
-    .context("rebuilding session_model_usage with the task key")
 }

@@ -196,10 +196,15 @@ fn create_title_index(conn: &Connection) -> Result<(), SchemaError> {
     match conn.execute_batch(ddl::TITLE_UNIQUE_INDEX) {
         Ok(()) => Ok(()),
         Err(error) if sqlite_error_kind(&error) == ErrorKind::Constraint => {
-            conn.execute_batch(ddl::CLEAR_DUPLICATE_TITLES)
-                .context("clearing duplicate titles")?;
-            conn.execute_batch(ddl::TITLE_UNIQUE_INDEX)
-                .context("creating the unique title index")
+            // Errors of the repair leave the index missing, as in the original.
+            tolerate(
+                conn.execute_batch(ddl::CLEAR_DUPLICATE_TITLES),
+                "clearing duplicate titles",
+            )?;
+            tolerate(
+                conn.execute_batch(ddl::TITLE_UNIQUE_INDEX),
+                "creating the unique title index",
+            )
         }
         Err(error) => tolerate(Err(error), "creating the unique title index"),
     }

@@ -45,7 +45,10 @@ impl Content {
     /// JSON after it; invalid JSON after the prefix gives back the raw string, as
     /// the original does.
     pub fn decode_stored_text(text: String) -> Content {
-        if let Some(Ok(value)) = text.strip_prefix(Self::JSON_PREFIX).map(serde_json::from_str::<Value>) {
+        if let Some(Ok(value)) = text
+            .strip_prefix(Self::JSON_PREFIX)
+            .map(serde_json::from_str::<Value>)
+        {
             return Content::Structured(value);
         }
         Content::Text(text)

@@ -13,6 +13,7 @@ mod content;
 mod error_kind;
 mod message;
 pub mod pyjson;
+pub mod text;
 mod session;
 
 pub use content::Content;

@@ -16,26 +16,49 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| scratch.path().join("state.db"));
     let db = SessionDb::open(&path)?;
     let session = format!("demo-{}", std::process::id());
-    db.create_session(&NewSession::new(&session, "cli").model("gpt-5").cwd("/home/demo/project"))?;
+    db.create_session(
+        &NewSession::new(&session, "cli")
+            .model("gpt-5")
+            .cwd("/home/demo/project"),
+    )?;
 
-    db.append_message(&NewMessage::new(&session, "user").content("What's the weather in Paris right now?"))?;
+    db.append_message(
+        &NewMessage::new(&session, "user").content("What's the weather in Paris right now?"),
+    )?;
     let call = json!([{
         "id": "call_1",
         "type": "function",
         "function": {"name": "weather", "arguments": "{\"city\": \"Paris\"}"}
     }]);
-    db.append_message(&NewMessage::new(&session, "assistant").tool_calls(call).finish_reason("tool_calls"))?;
-    db.append_message(&NewMessage::new(&session, "tool").content("18°C, clear sky").tool_result("weather", "call_1"))?;
     db.append_message(
-        &NewMessage::new(&session, "assistant").content("It is 18°C and clear in Paris.").finish_reason("stop"),
+        &NewMessage::new(&session, "assistant")
+            .tool_calls(call)
+            .finish_reason("tool_calls"),
+    )?;
+    db.append_message(
+        &NewMessage::new(&session, "tool")
+            .content("18°C, clear sky")
+            .tool_result("weather", "call_1"),
+    )?;
+    db.append_message(
+        &NewMessage::new(&session, "assistant")
+            .content("It is 18°C and clear in Paris.")
+            .finish_reason("stop"),
     )?;
     db.update_token_counts(
         &session,
-        &TokenUpdate { input_tokens: 412, output_tokens: 58, api_call_count: 2, ..Default::default() },
+        &TokenUpdate {
+            input_tokens: 412,
+            output_tokens: 58,
+            api_call_count: 2,
+            ..Default::default()
+        },
     )?;
     db.end_session(&session, "user_exit")?;
 
-    let row = db.get_session(&session)?.ok_or("the session just created is missing")?;
+    let row = db
+        .get_session(&session)?
+        .ok_or("the session just created is missing")?;
     println!("store:    {}", db.path().display());
     println!(
         "session:  {} (source {}, {} messages, {} tool call, {} tokens in / {} out)",
