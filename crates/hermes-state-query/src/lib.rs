@@ -8,11 +8,16 @@
 
 pub mod conversation;
 mod error;
+pub mod lineage;
+pub mod listing;
 pub mod messages;
 pub mod rows;
 pub mod sessions;
+pub mod stats;
+pub mod titles;
 pub mod values;
 
 pub use error::QueryError;
 pub use messages::{MessagePage, get_messages, get_messages_as_conversation, message_count};
 pub use sessions::{get_meta, get_session, lineage_root_to_tip, session_exists};
+pub use titles::{TitleError, sanitize_title};

@@ -44,6 +44,17 @@ pub enum Error {
     /// The store was opened read-only.
     #[error("{0}: the store was opened read-only")]
     ReadOnly(String),
+    /// The title is held by another session that is not a compression ancestor.
+    #[error("Title '{title}' is already in use by session {session_id}")]
+    TitleInUse {
+        /// The normalised title.
+        title: String,
+        /// The session holding it.
+        session_id: String,
+    },
+    /// The title was refused by normalisation (too long).
+    #[error(transparent)]
+    Title(#[from] hermes_state_query::TitleError),
     /// The store was closed.
     #[error("the store is closed")]
     Closed,
@@ -60,6 +71,8 @@ impl Error {
             Error::SessionNotFound(_) => ErrorKind::NotFound,
             Error::InvalidInput(_) => ErrorKind::InvalidInput,
             Error::ReadOnly(_) => ErrorKind::ReadOnly,
+            Error::TitleInUse { .. } => ErrorKind::Constraint,
+            Error::Title(_) => ErrorKind::InvalidInput,
             Error::Closed => ErrorKind::Other,
         }
     }

@@ -4,11 +4,16 @@ mod db;
 mod error;
 mod messages;
 pub mod paths;
+mod reads;
 mod sessions;
+mod titles;
 
 pub use db::{CHECKPOINT_EVERY, FTS_OPTIMIZE_EVERY, SessionDb};
 pub use error::{Error, Result};
-pub use hermes_state_query::{self as query, MessagePage};
+pub use hermes_state_query::lineage::LineageEntry;
+pub use hermes_state_query::listing::{ListFilter, SessionListing};
+pub use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
+pub use hermes_state_query::{self as query, MessagePage, TitleError};
 pub use hermes_state_schema::{self as schema, JournalMode, OpenReport};
 pub use hermes_state_types::{
     self as types, AuxiliaryUsage, Content, ConversationMessage, ErrorKind, Message, NewMessage,

@@ -1,0 +1,72 @@
+//! Title writes (`api.md` §6.2).
+
+use hermes_state_query::titles;
+use rusqlite::Connection;
+
+use crate::db::SessionDb;
+use crate::error::{Error, Result, WriteContext};
+
+impl SessionDb {
+    /// Sets (or with `None`, clears) a session's title; returns whether the
+    /// session exists.
+    ///
+    /// The title is normalised first (whitespace collapsed, invisible
+    /// characters removed, at most 100 characters, else
+    /// [`crate::ErrorKind::InvalidInput`]). Titles are unique among sessions,
+    /// case-sensitively: a title held by a compression ancestor moves to this
+    /// session (the continuation); held by any other session it is refused
+    /// with [`Error::TitleInUse`] (kind `Constraint`).
+    pub fn set_session_title(&self, session_id: &str, title: Option<&str>) -> Result<bool> {
+        let title = titles::sanitize_title(title)?;
+        self.write("setting a title", |conn| {
+            assign_title(conn, session_id, title.as_deref(), false)
+        })
+    }
+
+    /// Like [`SessionDb::set_session_title`], but only when the session has
+    /// no title yet; `false` for a missing session or an existing title.
+    pub fn set_auto_title_if_empty(&self, session_id: &str, title: &str) -> Result<bool> {
+        let title = titles::sanitize_title(Some(title))?;
+        self.write("setting a title", |conn| {
+            assign_title(conn, session_id, title.as_deref(), true)
+        })
+    }
+}
+
+fn assign_title(
+    conn: &Connection,
+    session_id: &str,
+    title: Option<&str>,
+    only_if_empty: bool,
+) -> Result<bool> {
+    if let Some(title) = title {
+        if let Some(holder) =
+            titles::session_id_by_title(conn, title)?.filter(|holder| holder != session_id)
+        {
+            if !titles::is_compression_ancestor(conn, session_id, &holder)? {
+                return Err(Error::TitleInUse {
+                    title: title.to_owned(),
+                    session_id: holder,
+                });
+            }
+            if only_if_empty && current_title(conn, session_id)?.is_some() {
+                return Ok(false);
+            }
+            conn.execute("UPDATE sessions SET title = NULL WHERE id = ?1", [&holder])
+                .context("moving a title from a compression ancestor")?;
+        }
+    }
+    let sql = if only_if_empty {
+        "UPDATE sessions SET title = ?1 WHERE id = ?2 AND title IS NULL"
+    } else {
+        "UPDATE sessions SET title = ?1 WHERE id = ?2"
+    };
+    let changed = conn
+        .execute(sql, rusqlite::params![title, session_id])
+        .context("setting a title")?;
+    Ok(changed > 0)
+}
+
+fn current_title(conn: &Connection, session_id: &str) -> Result<Option<String>> {
+    Ok(titles::get_session_title(conn, session_id)?)
+}
