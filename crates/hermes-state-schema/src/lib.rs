@@ -8,6 +8,7 @@
 //! `BEGIN IMMEDIATE` transaction that doubles as the cross-process migration
 //! lock, run the original's open algorithm and this project's refinery steps.
 
+pub mod cjk;
 pub mod connection;
 pub mod ddl;
 pub mod detect;
