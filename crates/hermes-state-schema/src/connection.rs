@@ -32,12 +32,12 @@ pub enum JournalMode {
 pub fn open_read_write(path: &Path) -> Result<Connection, SchemaError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_URI;
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn =
         Connection::open_with_flags(path, flags).context(&format!("opening {}", path.display()))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .context("setting the busy timeout")?;
+    register_tokenizers(&conn);
     Ok(conn)
 }
 
@@ -49,7 +49,25 @@ pub fn open_read_only(path: &Path) -> Result<Connection, SchemaError> {
         .context(&format!("opening {} read-only", path.display()))?;
     conn.busy_timeout(BUSY_TIMEOUT)
         .context("setting the busy timeout")?;
+    register_tokenizers(&conn);
     Ok(conn)
+}
+
+/// Registers the built-in `cjk_unicode61` tokenizer, so that statements
+/// reaching `messages_fts_cjk` (message writes, through its triggers) work on
+/// this connection. Registration writes nothing to the file. A failure (only
+/// possible without FTS5) leaves the tokenizer absent, as the original treats
+/// a missing tokenizer library; [`has_cjk_tokenizer`] tells which.
+pub fn register_tokenizers(conn: &Connection) {
+    let _ = crate::cjk::register(conn);
+}
+
+/// Whether the `cjk_unicode61` tokenizer is available on this connection.
+pub fn has_cjk_tokenizer(conn: &Connection) -> bool {
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE temp.hermes_cjk_probe USING fts5(x, tokenize='cjk_unicode61'); DROP TABLE temp.hermes_cjk_probe;",
+    )
+    .is_ok()
 }
 
 /// Whether a SQLite version (as `sqlite3_libversion_number`, e.g. `3054001`)

@@ -20,8 +20,80 @@ pub struct FtsSetup {
     pub layout: FtsLayout,
     /// Whether both indexes were rebuilt (fewer than six triggers were found).
     pub rebuilt: bool,
+    /// Whether the CJK index was (re)built by this open.
+    pub cjk_rebuilt: bool,
     /// Whether a CJK index was disabled (marked stale) because the tokenizer is absent.
     pub cjk_marked_stale: bool,
+}
+
+/// Meta keys of the CJK index's deferred backfill gate.
+pub const CJK_HIGH_WATER_KEY: &str = "fts_cjk_rebuild_high_water";
+/// See [`CJK_HIGH_WATER_KEY`].
+pub const CJK_PROGRESS_KEY: &str = "fts_cjk_rebuild_progress";
+
+/// The CJK view, table and triggers (`schema-v23.md` §6.6): the trigram
+/// objects with `messages_fts_cjk`, its tokenizer and its own gate keys.
+pub fn cjk_ddl() -> Vec<String> {
+    ddl::FTS_TRIGRAM
+        .iter()
+        .map(|statement| {
+            statement
+                .replace("messages_fts_trigram", "messages_fts_cjk")
+                .replace("tokenize='trigram'", "tokenize='cjk_unicode61'")
+                .replace("'fts_rebuild_high_water'", "'fts_cjk_rebuild_high_water'")
+                .replace("'fts_rebuild_progress'", "'fts_cjk_rebuild_progress'")
+        })
+        .collect()
+}
+
+/// Whether the CJK index exists, is maintained by its three triggers, and
+/// is complete (no stale marker, no pending backfill).
+pub fn cjk_index_healthy(conn: &Connection) -> Result<bool, SchemaError> {
+    if !detect::object_exists(conn, "table", "messages_fts_cjk")? {
+        return Ok(false);
+    }
+    for name in ddl::CJK_TRIGGER_NAMES {
+        if !detect::object_exists(conn, "trigger", name)? {
+            return Ok(false);
+        }
+    }
+    let blocked: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM state_meta WHERE key IN (?1, ?2)",
+            [CJK_STALE_KEY, CJK_HIGH_WATER_KEY],
+            |row| row.get(0),
+        )
+        .context("reading the CJK markers")?;
+    Ok(blocked == 0)
+}
+
+/// (Re)creates the CJK index from scratch and fills it, in the open's
+/// transaction: drops its triggers, table, view and markers, creates them
+/// again (view, table, triggers, in the original's order) and rebuilds.
+///
+/// The original only does this from its explicit storage optimisation and
+/// otherwise leaves a stale or half-filled index unserved; doing it at open
+/// keeps CJK search complete after the original (without the tokenizer) has
+/// written to the file. The cost is one pass over `messages`.
+pub fn reset_cjk_index(conn: &Connection) -> Result<(), SchemaError> {
+    for name in ddl::CJK_TRIGGER_NAMES {
+        conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))
+            .context("dropping a CJK trigger")?;
+    }
+    conn.execute_batch(
+        "DROP TABLE IF EXISTS messages_fts_cjk; DROP VIEW IF EXISTS messages_fts_cjk_src;",
+    )
+    .context("dropping the CJK index")?;
+    conn.execute(
+        "DELETE FROM state_meta WHERE key IN (?1, ?2, ?3)",
+        [CJK_STALE_KEY, CJK_HIGH_WATER_KEY, CJK_PROGRESS_KEY],
+    )
+    .context("clearing the CJK markers")?;
+    for statement in cjk_ddl() {
+        conn.execute_batch(&statement)
+            .context("creating the CJK index")?;
+    }
+    rebuild(conn, "messages_fts_cjk")
 }
 
 /// Counts the six named FTS triggers (fewer than six means "needs repair").
@@ -38,8 +110,13 @@ pub fn count_fts_triggers(conn: &Connection) -> Result<usize, SchemaError> {
 /// Creates whatever FTS objects are missing for the file's layout and rebuilds
 /// the indexes when triggers were missing, as the original's open does.
 ///
-/// `triggers_before` is the trigger count taken before any DDL of this open.
-pub fn set_up(conn: &Connection, triggers_before: usize) -> Result<FtsSetup, SchemaError> {
+/// `triggers_before` is the trigger count taken before any DDL of this open;
+/// `cjk_tokenizer` says whether `cjk_unicode61` is registered on `conn`.
+pub fn set_up(
+    conn: &Connection,
+    triggers_before: usize,
+    cjk_tokenizer: bool,
+) -> Result<FtsSetup, SchemaError> {
     let layout = detect::fts_layout(conn)?;
     let needs_repair = triggers_before < ddl::FTS_TRIGGER_NAMES.len();
     if layout.is_legacy() {
@@ -59,8 +136,18 @@ pub fn set_up(conn: &Connection, triggers_before: usize) -> Result<FtsSetup, Sch
             delete_meta(conn, REBUILD_PROGRESS_KEY)?;
         }
     }
-    let cjk_marked_stale = disable_cjk_without_tokenizer(conn)?;
+    let mut cjk_rebuilt = false;
+    let cjk_marked_stale = if cjk_tokenizer {
+        if !layout.is_legacy() && !cjk_index_healthy(conn)? {
+            reset_cjk_index(conn)?;
+            cjk_rebuilt = true;
+        }
+        false
+    } else {
+        disable_cjk_without_tokenizer(conn)?
+    };
     Ok(FtsSetup {
+        cjk_rebuilt,
         layout: detect::fts_layout(conn)?,
         rebuilt: needs_repair,
         cjk_marked_stale,
@@ -92,6 +179,20 @@ fn disable_cjk_without_tokenizer(conn: &Connection) -> Result<bool, SchemaError>
             .context("dropping a CJK trigger")?;
     }
     Ok(true)
+}
+
+/// Drops the v1–v10 external-content FTS objects (generation A/A′: indexing
+/// `content` only). They hold no text of their own, so nothing is lost; the
+/// v23 objects created afterwards are rebuilt from `messages`.
+pub fn drop_content_only_layout(conn: &Connection) -> Result<(), SchemaError> {
+    for name in ddl::FTS_TRIGGER_NAMES {
+        conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))
+            .context("dropping a legacy FTS trigger")?;
+    }
+    conn.execute_batch(
+        "DROP TABLE IF EXISTS messages_fts_trigram; DROP TABLE IF EXISTS messages_fts;",
+    )
+    .context("dropping the legacy FTS tables")
 }
 
 /// Rebuilds an external-content FTS5 index from its content table or view.

@@ -103,7 +103,14 @@ fn migrate_locked(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaEr
     };
     let created = shape.is_none();
     let from_version = shape.as_ref().and_then(|s| s.version);
-    let layout_before = shape.as_ref().map_or(FtsLayout::Absent, |s| s.fts_layout);
+    let mut layout_before = shape.as_ref().map_or(FtsLayout::Absent, |s| s.fts_layout);
+    if layout_before == FtsLayout::LegacyContentOnly {
+        // Files from v10 and older: the original would leave a broken, mixed
+        // index here (`migrations.md` §4.1). Their external-content tables hold
+        // no text, so they are dropped and rebuilt in the v23 layout below.
+        fts::drop_content_only_layout(conn)?;
+        layout_before = FtsLayout::Absent;
+    }
     let triggers_before = fts::count_fts_triggers(conn)?;
 
     for (_, create) in ddl::TABLES {
@@ -126,9 +133,14 @@ fn migrate_locked(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaEr
         "healing NULL active flags",
     )?;
 
-    let to_version = bookkeep_version(conn, shape.as_ref(), layout_before)?;
+    // The original reads sessions.json from its Hermes home; for a store at a
+    // custom path, the store's own folder stands in (the same folder for the
+    // default path), so that opening a file never reads an unrelated home.
+    let hermes_home = path.parent();
+    let to_version = bookkeep_version(conn, hermes_home, shape.as_ref(), layout_before)?;
+    legacy::heal_keys(conn)?;
     create_title_index(conn)?;
-    let fts = fts::set_up(conn, triggers_before)?;
+    let fts = fts::set_up(conn, triggers_before, connection::has_cjk_tokenizer(conn))?;
     let history = history::apply(conn)?;
     Ok(OpenReport {
         created,
@@ -145,6 +157,7 @@ fn migrate_locked(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaEr
 /// storage stamp and the bump of an existing one. Never lowers the number.
 fn bookkeep_version(
     conn: &Connection,
+    hermes_home: Option<&Path>,
     shape: Option<&StoreShape>,
     layout_before: FtsLayout,
 ) -> Result<i64, SchemaError> {
@@ -158,7 +171,7 @@ fn bookkeep_version(
         return Ok(SCHEMA_VERSION);
     };
     if stored < SCHEMA_VERSION {
-        legacy::run_gated_chain(conn, stored, layout_before)?;
+        legacy::run_gated_chain(conn, stored, layout_before, hermes_home)?;
     }
     if !layout_before.is_legacy() && !fts_rebuild_pending(conn)? && !has_trash_tables(conn)? {
         conn.execute(ddl::UPSERT_META, ["fts_storage_version", "1"])

@@ -17,8 +17,19 @@ pub const CHECKPOINT_EVERY: u64 = 50;
 /// Every this many successful writes, FTS5 `'optimize'` merges the index segments.
 pub const FTS_OPTIMIZE_EVERY: u64 = 1000;
 
-/// The FTS tables the store maintains (the CJK one only when it exists and is served).
-pub(crate) const FTS_TABLES: [&str; 2] = ["messages_fts", "messages_fts_trigram"];
+/// The FTS tables the store may maintain; each is used only when it exists.
+pub(crate) const FTS_TABLES: [&str; 3] =
+    ["messages_fts", "messages_fts_trigram", "messages_fts_cjk"];
+
+/// The FTS tables present in the file.
+pub(crate) fn existing_fts_tables(conn: &Connection) -> Vec<&'static str> {
+    FTS_TABLES
+        .into_iter()
+        .filter(|table| {
+            hermes_state_schema::detect::object_exists(conn, "table", table).unwrap_or(false)
+        })
+        .collect()
+}
 
 /// A handle on one `state.db`.
 ///
@@ -180,7 +191,7 @@ impl SessionDb {
                     std::thread::sleep(retry::jitter());
                 }
                 Err(error) if is_fts_corruption(&error) && attempt < retry::MAX_ATTEMPTS => {
-                    if self.fts_repair_tried.swap(true, Ordering::SeqCst) {
+                    if !self.claim_fts_repair() {
                         return Err(error);
                     }
                     self.rebuild_fts_indexes()?;
@@ -202,11 +213,16 @@ impl SessionDb {
             let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
         }
         if count.is_multiple_of(FTS_OPTIMIZE_EVERY) {
-            for table in FTS_TABLES {
+            for table in existing_fts_tables(conn) {
                 let _ =
                     conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('optimize')"));
             }
         }
+    }
+
+    /// Takes the handle's single FTS repair: true the first time only.
+    pub(crate) fn claim_fts_repair(&self) -> bool {
+        !self.fts_repair_tried.swap(true, Ordering::SeqCst)
     }
 
     /// Rebuilds every FTS index from its content, in one write transaction.
@@ -214,7 +230,7 @@ impl SessionDb {
         let guard = self.lock()?;
         let conn = guard.as_ref().ok_or(Error::Closed)?;
         run_in_immediate(conn, &mut |conn: &Connection| {
-            for table in FTS_TABLES {
+            for table in existing_fts_tables(conn) {
                 hermes_state_schema::fts::rebuild(conn, table)?;
             }
             Ok(())

@@ -5,6 +5,7 @@ mod error;
 mod messages;
 pub mod paths;
 mod reads;
+mod search;
 mod sessions;
 mod titles;
 
@@ -12,6 +13,7 @@ pub use db::{CHECKPOINT_EVERY, FTS_OPTIMIZE_EVERY, SessionDb};
 pub use error::{Error, Result};
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
+pub use hermes_state_query::search::{ContextMessage, FtsCapabilities, SearchHit, SearchOptions};
 pub use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 pub use hermes_state_query::{self as query, MessagePage, TitleError};
 pub use hermes_state_schema::{self as schema, JournalMode, OpenReport};

@@ -1,0 +1,237 @@
+//! `search_messages` against the measured examples of `api.md` §8.6, with
+//! the built-in CJK index serving (the spec's "with the CJK index serving"
+//! results apply to CJK queries).
+#![allow(missing_docs)]
+
+use hermes_state::{NewMessage, NewSession, SearchOptions, SessionDb};
+use serde_json::json;
+
+fn store() -> (tempfile::TempDir, SessionDb) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    db.create_session(&NewSession::new("a", "cli").model("gpt"))
+        .expect("a");
+    db.create_session(&NewSession::new("b", "telegram").model("claude"))
+        .expect("b");
+    let rows: Vec<NewMessage> = vec![
+        NewMessage::new("a", "user").content("How do I fix the docker build? It fails on step 3."),
+        NewMessage::new("a", "assistant")
+            .content("The docker build fails because the base image is missing. Try docker pull first."),
+        NewMessage::new("a", "assistant").tool_calls(json!([{"id": "c1", "type": "function", "function": {"name": "web_search", "arguments": "{\"q\": \"kubernetes ingress\"}"}}])),
+        NewMessage::new("a", "tool").content("search results about kubernetes").tool_result("web_search", "c1"),
+        NewMessage::new("b", "user").content("chat-send is broken in P2.2 release"),
+        NewMessage::new("b", "assistant").content("我们在大别山项目中使用docker部署。修改youer服务端"),
+        NewMessage::new("b", "user").content("广西 桂林 漓江 旅游"),
+        NewMessage::new("b", "user").content(json!([{"type": "text", "text": "multimodal docker picture"}, {"type": "image_url", "image_url": {"url": "x"}}])),
+    ];
+    for (i, row) in rows.into_iter().enumerate() {
+        db.append_message(&row.timestamp(1001.0 + i as f64))
+            .expect("append");
+    }
+    (dir, db)
+}
+
+fn ids_and_snippets(db: &SessionDb, query: &str, options: &SearchOptions) -> Vec<(i64, String)> {
+    db.search_messages(query, options)
+        .expect("search")
+        .into_iter()
+        .map(|h| (h.id, h.snippet))
+        .collect()
+}
+
+fn ids(db: &SessionDb, query: &str, options: &SearchOptions) -> Vec<i64> {
+    ids_and_snippets(db, query, options)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect()
+}
+
+#[test]
+fn measured_examples() {
+    let (_dir, db) = store();
+    let all = SearchOptions::default();
+    let with = |f: &dyn Fn(&mut SearchOptions)| {
+        let mut o = SearchOptions::default();
+        f(&mut o);
+        o
+    };
+    assert_eq!(
+        ids_and_snippets(&db, "docker", &all),
+        vec![
+            (2, "The >>>docker<<< build fails because the base image is missing. Try >>>docker<<< pull first.".to_owned()),
+            (1, "How do I fix the >>>docker<<< build? It fails on step 3.".to_owned()),
+            (8, ">>>docker<<< picture\"}, {\"type\": \"image_url\", \"image_url\": {\"url\": \"x\"}}]".to_owned()),
+        ]
+    );
+    assert_eq!(ids(&db, "docker build", &all), vec![2, 1]);
+    assert_eq!(
+        ids_and_snippets(&db, "\"base image\"", &all),
+        vec![(2, "The docker build fails because the >>>base image<<< is missing. Try docker pull first.".to_owned())]
+    );
+    assert_eq!(ids(&db, "docker OR kubernetes", &all), vec![4, 3, 2, 1, 8]);
+    assert_eq!(ids(&db, "docker NOT build", &all), vec![8]);
+    assert_eq!(ids(&db, "dock*", &all), vec![2, 1, 8]);
+    assert_eq!(
+        ids_and_snippets(&db, "chat-send", &all),
+        vec![(5, ">>>chat-send<<< is broken in P2.2 release".to_owned())]
+    );
+    assert_eq!(
+        ids_and_snippets(&db, "P2.2", &all),
+        vec![(5, "chat-send is broken in >>>P2.2<<< release".to_owned())]
+    );
+    let web = ids_and_snippets(&db, "web_search", &all);
+    assert_eq!(web[0], (4, ">>>web_search<<<".to_owned()));
+    assert_eq!(web[1].0, 3);
+    assert!(
+        web[1].1.contains("\"name\": \">>>web_search<<<\""),
+        "{}",
+        web[1].1
+    );
+    assert_eq!(
+        ids(
+            &db,
+            "kubernetes",
+            &with(&|o| o.role_filter = Some(vec!["tool".into()]))
+        ),
+        vec![4]
+    );
+    assert_eq!(
+        ids_and_snippets(&db, "大别山", &all),
+        vec![(
+            6,
+            "我们在>>>大别山<<<项目中使用docker部署。修改youer服务端".to_owned()
+        )]
+    );
+    assert_eq!(
+        ids_and_snippets(&db, "大别山项目", &all),
+        vec![(
+            6,
+            "我们在>>>大别山项目<<<中使用docker部署。修改youer服务端".to_owned()
+        )]
+    );
+    assert_eq!(
+        ids_and_snippets(&db, "漓江", &all),
+        vec![(7, "广西 桂林 >>>漓江<<< 旅游".to_owned())]
+    );
+    assert_eq!(
+        ids_and_snippets(&db, "广西 OR 桂林", &all),
+        vec![(7, ">>>广西<<< >>>桂林<<< 漓江 旅游".to_owned())]
+    );
+    assert_eq!(
+        ids_and_snippets(&db, "youer", &all),
+        vec![(
+            6,
+            "我们在大别山项目中使用docker部署。修改>>>youer<<<服务端".to_owned()
+        )]
+    );
+    assert_eq!(
+        ids(
+            &db,
+            "docker",
+            &with(&|o| o.source_filter = Some(vec!["telegram".into()]))
+        ),
+        vec![8]
+    );
+    assert_eq!(
+        ids(
+            &db,
+            "docker",
+            &with(&|o| o.exclude_sources = Some(vec!["telegram".into()]))
+        ),
+        vec![2, 1]
+    );
+    assert_eq!(
+        ids(
+            &db,
+            "docker",
+            &with(&|o| {
+                o.sort = Some("oldest".into());
+                o.limit = 2;
+            })
+        ),
+        vec![1, 2]
+    );
+    assert_eq!(
+        ids(
+            &db,
+            "docker",
+            &with(&|o| {
+                o.limit = 2;
+                o.offset = 1;
+            })
+        ),
+        vec![1, 8]
+    );
+    for query in [
+        "C++",
+        "50%",
+        "alice@example.com",
+        "src/main.py",
+        "#123",
+        "don't",
+        "",
+        "   ",
+        "AND",
+    ] {
+        assert_eq!(ids(&db, query, &all), Vec::<i64>::new(), "query {query:?}");
+    }
+    // One CJK character: the LIKE route (raw snippet, no markers).
+    assert_eq!(
+        ids_and_snippets(&db, "漓", &all),
+        vec![(7, "广西 桂林 漓江 旅游".to_owned())]
+    );
+}
+
+#[test]
+fn results_carry_fields_and_context() {
+    let (_dir, db) = store();
+    let hits = db
+        .search_messages("docker", &SearchOptions::default())
+        .expect("search");
+    let second = serde_json::to_value(&hits[0]).expect("json");
+    assert_eq!(
+        second["context"],
+        json!([
+            {"role": "user", "content": "How do I fix the docker build? It fails on step 3."},
+            {"role": "assistant", "content": "The docker build fails because the base image is missing. Try docker pull first."},
+            {"role": "assistant", "content": ""}
+        ])
+    );
+    let keys: Vec<&str> = second
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "session_id",
+            "role",
+            "snippet",
+            "timestamp",
+            "tool_name",
+            "source",
+            "model",
+            "session_started",
+            "context"
+        ]
+    );
+    let eighth = serde_json::to_value(&hits[2]).expect("json");
+    assert_eq!(
+        eighth["context"],
+        json!([
+            {"role": "user", "content": "广西 桂林 漓江 旅游"},
+            {"role": "user", "content": "multimodal docker picture"}
+        ])
+    );
+    let tool = db
+        .search_messages("kubernetes", &SearchOptions::default())
+        .expect("search");
+    let tool_hit = tool.iter().find(|h| h.id == 4).expect("hit 4");
+    assert_eq!(tool_hit.tool_name.as_deref(), Some("web_search"));
+    assert_eq!(tool_hit.source.as_deref(), Some("cli"));
+    assert_eq!(tool_hit.model.as_deref(), Some("gpt"));
+    assert_eq!(tool_hit.timestamp, 1004.0);
+}
