@@ -27,32 +27,30 @@ impl SessionDb {
     /// Errors: [`crate::Error::SessionNotFound`] for an unknown session.
     pub fn append_message(&self, message: &NewMessage) -> Result<i64> {
         let encoded = EncodedMessage::new(message);
+        let timestamp = message.timestamp.unwrap_or_else(now);
         self.write("appending a message", |conn| {
-            require_session(conn, &message.session_id)?;
-            let timestamp = message.timestamp.unwrap_or_else(now);
-            conn.prepare_cached(INSERT_MESSAGE)
-                .and_then(|mut stmt| {
-                    stmt.execute(named_params! {
-                        ":session_id": message.session_id, ":role": message.role,
-                        ":content": encoded.content, ":tool_call_id": message.tool_call_id,
-                        ":tool_calls": encoded.tool_calls, ":tool_name": message.tool_name,
-                        ":effect_disposition": message.effect_disposition, ":timestamp": timestamp,
-                        ":token_count": message.token_count, ":finish_reason": message.finish_reason,
-                        ":reasoning": message.reasoning, ":reasoning_content": message.reasoning_content,
-                        ":reasoning_details": encoded.reasoning_details,
-                        ":codex_reasoning_items": encoded.codex_reasoning_items,
-                        ":codex_message_items": encoded.codex_message_items,
-                        ":platform_message_id": message.platform_message_id,
-                        ":observed": i64::from(message.observed), ":api_content": message.api_content,
-                        ":display_kind": message.display_kind, ":display_metadata": encoded.display_metadata,
-                    })
+            insert_message(conn, message, &encoded, timestamp)
+        })
+    }
+
+    /// Appends several messages in one transaction (all or none), each exactly
+    /// as [`SessionDb::append_message`] would; returns their ids in order.
+    ///
+    /// One commit instead of one per message: the way to import or replay a
+    /// conversation quickly.
+    pub fn append_messages(&self, messages: &[NewMessage]) -> Result<Vec<i64>> {
+        let encoded: Vec<(EncodedMessage, f64)> = messages
+            .iter()
+            .map(|m| (EncodedMessage::new(m), m.timestamp.unwrap_or_else(now)))
+            .collect();
+        self.write("appending messages", |conn| {
+            messages
+                .iter()
+                .zip(&encoded)
+                .map(|(message, (encoded, timestamp))| {
+                    insert_message(conn, message, encoded, *timestamp)
                 })
-                .context("appending a message")?;
-            let id = conn.last_insert_rowid();
-            conn.prepare_cached(COUNT_MESSAGE)
-                .and_then(|mut stmt| stmt.execute(rusqlite::params![message.session_id, encoded.tool_call_count]))
-                .context("counting the message")?;
-            Ok(id)
+                .collect()
         })
     }
 
@@ -137,6 +135,45 @@ impl SessionDb {
             Ok(true)
         })
     }
+}
+
+/// Inserts one message and counts it on its session, inside the caller's
+/// transaction.
+fn insert_message(
+    conn: &Connection,
+    message: &NewMessage,
+    encoded: &EncodedMessage,
+    timestamp: f64,
+) -> Result<i64> {
+    require_session(conn, &message.session_id)?;
+    conn.prepare_cached(INSERT_MESSAGE)
+        .and_then(|mut stmt| {
+            stmt.execute(named_params! {
+                ":session_id": message.session_id, ":role": message.role,
+                ":content": encoded.content, ":tool_call_id": message.tool_call_id,
+                ":tool_calls": encoded.tool_calls, ":tool_name": message.tool_name,
+                ":effect_disposition": message.effect_disposition, ":timestamp": timestamp,
+                ":token_count": message.token_count, ":finish_reason": message.finish_reason,
+                ":reasoning": message.reasoning, ":reasoning_content": message.reasoning_content,
+                ":reasoning_details": encoded.reasoning_details,
+                ":codex_reasoning_items": encoded.codex_reasoning_items,
+                ":codex_message_items": encoded.codex_message_items,
+                ":platform_message_id": message.platform_message_id,
+                ":observed": i64::from(message.observed), ":api_content": message.api_content,
+                ":display_kind": message.display_kind, ":display_metadata": encoded.display_metadata,
+            })
+        })
+        .context("appending a message")?;
+    let id = conn.last_insert_rowid();
+    conn.prepare_cached(COUNT_MESSAGE)
+        .and_then(|mut stmt| {
+            stmt.execute(rusqlite::params![
+                message.session_id,
+                encoded.tool_call_count
+            ])
+        })
+        .context("counting the message")?;
+    Ok(id)
 }
 
 /// The `$._delegate_from` marker of a session's `model_config`, read safely:

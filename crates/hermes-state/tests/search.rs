@@ -235,3 +235,123 @@ fn results_carry_fields_and_context() {
     assert_eq!(tool_hit.model.as_deref(), Some("gpt"));
     assert_eq!(tool_hit.timestamp, 1004.0);
 }
+
+/// A deterministic mixed corpus: English, code, hyphenated terms and CJK.
+fn corpus_text(i: usize) -> String {
+    let n = i * 7919 % 1000;
+    match i % 10 {
+        0 => format!("我们需要优化数据库的性能 第{n}次"),
+        1 => format!("部署到生产环境 kubernetes cluster {n}"),
+        2 => format!("fn main() {{ let value_{n} = compute(); println!(\"{{}}\", value_{n}); }}"),
+        3 => format!("The base image for deployment {n} is missing"),
+        4 => format!("chat-send failed with error E{n}"),
+        5 => format!("deploying the kubernetes ingress controller v{n}"),
+        6 => format!("docker-compose up failed at step {n}"),
+        7 => format!("東京の天気は晴れです {n}"),
+        8 => format!("please concatenate these strings {n}"),
+        _ => format!("deployment pipeline finished in {n} seconds"),
+    }
+}
+
+#[test]
+fn ten_thousand_messages_search_by_every_route() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    let sources = ["cli", "telegram", "discord"];
+    for s in 0..50 {
+        db.create_session(&NewSession::new(format!("s{s}"), sources[s % 3]))
+            .expect("session");
+    }
+    let total = 10_000;
+    let mut batch = Vec::new();
+    for i in 0..total {
+        let role = if i % 3 == 0 { "user" } else { "assistant" };
+        batch.push(
+            NewMessage::new(format!("s{}", i % 50), role)
+                .content(corpus_text(i))
+                .timestamp(1_700_000_000.0 + i as f64),
+        );
+    }
+    for chunk in batch.chunks(1000) {
+        db.append_messages(chunk).expect("append");
+    }
+    // Message ids are 1..=total in corpus order.
+    let expected = |pred: &dyn Fn(usize) -> bool| -> Vec<i64> {
+        (0..total)
+            .filter(|i| pred(*i))
+            .map(|i| i as i64 + 1)
+            .collect()
+    };
+    let found = |query: &str, options: SearchOptions| -> Vec<i64> {
+        let mut ids: Vec<i64> = db
+            .search_messages(query, &options)
+            .expect("search")
+            .into_iter()
+            .map(|h| h.id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    };
+    let everything = || SearchOptions {
+        limit: total as u32,
+        ..SearchOptions::default()
+    };
+
+    // Word (unicode61).
+    assert_eq!(
+        found("kubernetes", everything()),
+        expected(&|i| i % 10 == 1 || i % 10 == 5)
+    );
+    // Phrase.
+    assert_eq!(
+        found("\"base image\"", everything()),
+        expected(&|i| i % 10 == 3)
+    );
+    // Prefix.
+    assert_eq!(
+        found("deploy*", everything()),
+        expected(&|i| matches!(i % 10, 3 | 5 | 9))
+    );
+    // Hyphenated compound (quoted by the sanitizer).
+    assert_eq!(found("chat-send", everything()), expected(&|i| i % 10 == 4));
+    // Substring through the trigram fallback: no unicode61 token is "catenat".
+    assert_eq!(found("catenat", everything()), expected(&|i| i % 10 == 8));
+    // Two-character CJK terms (the CJK index).
+    assert_eq!(found("数据", everything()), expected(&|i| i % 10 == 0));
+    assert_eq!(found("東京", everything()), expected(&|i| i % 10 == 7));
+    // Three-character CJK term.
+    assert_eq!(found("数据库", everything()), expected(&|i| i % 10 == 0));
+    // Filters combined: source, role, and a word.
+    let telegram_users = SearchOptions {
+        source_filter: Some(vec!["telegram".into()]),
+        role_filter: Some(vec!["user".into()]),
+        ..everything()
+    };
+    assert_eq!(
+        found("kubernetes", telegram_users.clone()),
+        expected(&|i| (i % 10 == 1 || i % 10 == 5) && i % 3 == 0 && (i % 50) % 3 == 1)
+    );
+    assert_eq!(
+        found("数据", telegram_users),
+        expected(&|i| i % 10 == 0 && i % 3 == 0 && (i % 50) % 3 == 1)
+    );
+    // Paging returns the ranked list in slices.
+    let page = |offset| {
+        db.search_messages(
+            "kubernetes",
+            &SearchOptions {
+                limit: 25,
+                offset,
+                sort: Some("newest".into()),
+                ..SearchOptions::default()
+            },
+        )
+        .expect("search")
+        .into_iter()
+        .map(|h| h.id)
+        .collect::<Vec<_>>()
+    };
+    let (first, second) = (page(0), page(25));
+    assert_eq!(first.len(), 25);
+    assert!(first.last() > second.first(), "newest first across pages");
+}
