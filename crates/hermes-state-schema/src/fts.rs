@@ -49,7 +49,9 @@ pub fn cjk_ddl() -> Vec<String> {
 /// Whether the CJK index exists, is maintained by its three triggers, and
 /// is complete (no stale marker, no pending backfill).
 pub fn cjk_index_healthy(conn: &Connection) -> Result<bool, SchemaError> {
-    if !detect::object_exists(conn, "table", "messages_fts_cjk")? {
+    if !detect::object_exists(conn, "table", "messages_fts_cjk")?
+        || !detect::object_exists(conn, "view", "messages_fts_cjk_src")?
+    {
         return Ok(false);
     }
     for name in ddl::CJK_TRIGGER_NAMES {

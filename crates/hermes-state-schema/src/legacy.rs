@@ -32,10 +32,10 @@ pub fn run_gated_chain(
     if stored < 16 {
         abandon_on_error(conn, "v16", Propagate::OnlyFatal, tag_subagent_sessions)?;
     }
-    if stored < 18 {
-        if let Some(home) = hermes_home {
-            backfill_gateway_fields(conn, &home.join("sessions").join("sessions.json"))?;
-        }
+    if stored < 18
+        && let Some(home) = hermes_home
+    {
+        backfill_gateway_fields(conn, &home.join("sessions").join("sessions.json"))?;
     }
     if stored < 20 {
         abandon_on_error(conn, "v20", Propagate::OnlyFatal, seed_model_usage)?;

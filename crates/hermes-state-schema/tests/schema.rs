@@ -147,6 +147,45 @@ mod spec {
         (48, "trigger", "messages_fts_trigram_update", "messages"),
     ];
 
+    /// `schema-v23.md` §6.6: the optional CJK objects, which this library
+    /// always creates (its `cjk_unicode61` tokenizer is built in). The open
+    /// issues them after the trigram objects (view before table, as §6.4),
+    /// so they follow rowid 48: view, virtual table, its four shadow tables,
+    /// then the three triggers.
+    pub const CJK_INVENTORY: [(i64, &str, &str, &str); 9] = [
+        (49, "view", "messages_fts_cjk_src", "messages_fts_cjk_src"),
+        (50, "table", "messages_fts_cjk", "messages_fts_cjk"),
+        (
+            51,
+            "table",
+            "messages_fts_cjk_data",
+            "messages_fts_cjk_data",
+        ),
+        (52, "table", "messages_fts_cjk_idx", "messages_fts_cjk_idx"),
+        (
+            53,
+            "table",
+            "messages_fts_cjk_docsize",
+            "messages_fts_cjk_docsize",
+        ),
+        (
+            54,
+            "table",
+            "messages_fts_cjk_config",
+            "messages_fts_cjk_config",
+        ),
+        (55, "trigger", "messages_fts_cjk_insert", "messages"),
+        (56, "trigger", "messages_fts_cjk_delete", "messages"),
+        (57, "trigger", "messages_fts_cjk_update", "messages"),
+    ];
+
+    /// The names of the three CJK triggers (`schema-v23.md` §6.6).
+    pub const CJK_TRIGGERS: [&str; 3] = [
+        "messages_fts_cjk_insert",
+        "messages_fts_cjk_delete",
+        "messages_fts_cjk_update",
+    ];
+
     /// The FTS5 shadow tables (created by SQLite, `schema-v23.md` §6.1/§6.4).
     pub const SHADOW_TABLES: [&str; 8] = [
         "messages_fts_data",
@@ -157,6 +196,14 @@ mod spec {
         "messages_fts_trigram_idx",
         "messages_fts_trigram_docsize",
         "messages_fts_trigram_config",
+    ];
+
+    /// The FTS5 shadow tables of the CJK index (§6.6: same shapes as §6.1).
+    pub const CJK_SHADOW_TABLES: [&str; 4] = [
+        "messages_fts_cjk_data",
+        "messages_fts_cjk_idx",
+        "messages_fts_cjk_docsize",
+        "messages_fts_cjk_config",
     ];
 
     /// Stored `sqlite_master.sql` of the tables, view, virtual tables and
@@ -439,6 +486,84 @@ BEGIN
 END"#,
         ),
     ];
+
+    /// Stored SQL of the CJK view, virtual table and triggers: the view and
+    /// table verbatim from `schema-v23.md` §6.6; the triggers are the §6.5
+    /// trigram triggers with `messages_fts_trigram` replaced by
+    /// `messages_fts_cjk` and the gate keys by `fts_cjk_rebuild_high_water` /
+    /// `fts_cjk_rebuild_progress`, written out by hand (and checked against
+    /// that rule by the test `cjk_sql_follows_the_replacement_rule`).
+    pub const CJK_OBJECT_SQL: [(&str, &str); 5] = [
+        (
+            "messages_fts_cjk_src",
+            r#"CREATE VIEW messages_fts_cjk_src AS
+    SELECT id, role, content, tool_name, tool_calls
+    FROM messages
+    WHERE role <> 'tool'"#,
+        ),
+        (
+            "messages_fts_cjk",
+            r#"CREATE VIRTUAL TABLE messages_fts_cjk USING fts5(
+    content,
+    tool_name,
+    tool_calls,
+    content='messages_fts_cjk_src',
+    content_rowid='id',
+    tokenize='cjk_unicode61'
+)"#,
+        ),
+        (
+            "messages_fts_cjk_insert",
+            r#"CREATE TRIGGER messages_fts_cjk_insert AFTER INSERT ON messages
+WHEN new.role <> 'tool'
+   AND (new.id > COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta
+                           WHERE key = 'fts_cjk_rebuild_high_water'), -1)
+     OR new.id <= COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta
+                            WHERE key = 'fts_cjk_rebuild_progress'), -1))
+BEGIN
+    INSERT INTO messages_fts_cjk(rowid, content, tool_name, tool_calls)
+    VALUES (new.id, new.content, new.tool_name, new.tool_calls);
+END"#,
+        ),
+        (
+            "messages_fts_cjk_delete",
+            r#"CREATE TRIGGER messages_fts_cjk_delete AFTER DELETE ON messages
+WHEN old.role <> 'tool'
+   AND (old.id > COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta
+                           WHERE key = 'fts_cjk_rebuild_high_water'), -1)
+     OR old.id <= COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta
+                            WHERE key = 'fts_cjk_rebuild_progress'), -1))
+BEGIN
+    INSERT INTO messages_fts_cjk(messages_fts_cjk, rowid, content, tool_name, tool_calls)
+    VALUES ('delete', old.id, old.content, old.tool_name, old.tool_calls);
+END"#,
+        ),
+        (
+            "messages_fts_cjk_update",
+            r#"CREATE TRIGGER messages_fts_cjk_update AFTER UPDATE ON messages
+WHEN (old.content IS NOT new.content
+    OR old.tool_name IS NOT new.tool_name
+    OR old.tool_calls IS NOT new.tool_calls
+    OR old.role IS NOT new.role)
+   AND (old.id > COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta
+                           WHERE key = 'fts_cjk_rebuild_high_water'), -1)
+     OR old.id <= COALESCE((SELECT CAST(value AS INTEGER) FROM state_meta
+                            WHERE key = 'fts_cjk_rebuild_progress'), -1))
+BEGIN
+    INSERT INTO messages_fts_cjk(messages_fts_cjk, rowid, content, tool_name, tool_calls)
+    SELECT 'delete', old.id, old.content, old.tool_name, old.tool_calls
+    WHERE old.role <> 'tool';
+    INSERT INTO messages_fts_cjk(rowid, content, tool_name, tool_calls)
+    SELECT new.id, new.content, new.tool_name, new.tool_calls
+    WHERE new.role <> 'tool';
+END"#,
+        ),
+    ];
+
+    /// Whether an object belongs to the optional CJK index of §6.6.
+    pub fn is_cjk_object(name: &str) -> bool {
+        name.starts_with("messages_fts_cjk")
+    }
 
     /// Stored SQL of the named indexes, verbatim from `schema-v23.md` §5.
     pub const INDEX_SQL: [(&str, &str); 16] = [
@@ -967,6 +1092,15 @@ END"#,
             .expect("object in the spec")
     }
 
+    /// The stored SQL of a CJK object from [`CJK_OBJECT_SQL`].
+    pub fn cjk_object_sql(name: &str) -> &'static str {
+        CJK_OBJECT_SQL
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, sql)| *sql)
+            .expect("CJK object in the spec")
+    }
+
     /// The spec's column line of `column` in the stored DDL of `table`
     /// (`migrations.md` §1.1: one definition text per column, for life).
     pub fn column_line(table: &str, column: &str) -> &'static str {
@@ -1096,13 +1230,6 @@ fn meta(conn: &Connection) -> Vec<(String, Option<String>)> {
         .expect("query")
         .collect::<Result<_, _>>()
         .expect("rows")
-}
-
-fn meta_value(conn: &Connection, key: &str) -> Option<String> {
-    meta(conn)
-        .into_iter()
-        .find(|(k, _)| k == key)
-        .and_then(|(_, v)| v)
 }
 
 fn schema_versions(conn: &Connection) -> Vec<i64> {
@@ -1255,8 +1382,10 @@ fn fresh_inventory_matches_spec() {
     let (_dir, path) = temp_db();
     let (conn, report) = open(&path);
     let rows = inventory(&conn);
+    // Rows 1-48 of the spec, then the CJK objects of §6.6 (49-57).
     let expected: Vec<(i64, String, String, String)> = spec::INVENTORY
         .iter()
+        .chain(&spec::CJK_INVENTORY)
         .map(|&(rowid, ty, name, tbl)| (rowid, ty.to_owned(), name.to_owned(), tbl.to_owned()))
         .collect();
     assert!(
@@ -1278,13 +1407,13 @@ fn fresh_inventory_matches_spec() {
     };
     assert!(
         !tail.is_empty() && tail.len() <= 2,
-        "unexpected objects after rowid 48: {tail:#?}"
+        "unexpected objects after rowid 57: {tail:#?}"
     );
-    assert_eq!(tail[0], history(49, "table", HISTORY_TABLE));
+    assert_eq!(tail[0], history(58, "table", HISTORY_TABLE));
     if let Some(autoindex) = tail.get(1) {
         assert_eq!(
             *autoindex,
-            history(50, "index", "sqlite_autoindex_refinery_schema_history_1")
+            history(59, "index", "sqlite_autoindex_refinery_schema_history_1")
         );
     }
 
@@ -1299,7 +1428,47 @@ fn fresh_inventory_matches_spec() {
         report.fts.rebuilt,
         "the first open rebuilds both FTS indexes (§3)"
     );
+    assert!(
+        report.fts.cjk_rebuilt,
+        "the first open builds the CJK index: {report:?}"
+    );
+    assert!(!report.fts.cjk_marked_stale, "{report:?}");
     assert!(report.history.baselined);
+    drop(conn);
+
+    let (conn, report) = open(&path);
+    assert!(
+        !report.fts.cjk_rebuilt,
+        "a healthy CJK index is left alone: {report:?}"
+    );
+    assert!(!report.fts.cjk_marked_stale, "{report:?}");
+    assert_eq!(inventory(&conn), rows, "the second open adds no object");
+}
+
+#[test]
+fn cjk_sql_follows_the_replacement_rule() {
+    // schema-v23.md §6.6: the CJK view equals the trigram view with the name
+    // replaced; the triggers equal the trigram triggers with the table name
+    // and the two gate keys replaced. Checks the hand-written CJK texts.
+    let from_trigram = |name: &str| -> String {
+        spec::object_sql(name)
+            .replace("messages_fts_trigram", "messages_fts_cjk")
+            .replace("'fts_rebuild_high_water'", "'fts_cjk_rebuild_high_water'")
+            .replace("'fts_rebuild_progress'", "'fts_cjk_rebuild_progress'")
+    };
+    for (trigram, cjk) in [
+        ("messages_fts_trigram_src", "messages_fts_cjk_src"),
+        ("messages_fts_trigram_insert", "messages_fts_cjk_insert"),
+        ("messages_fts_trigram_delete", "messages_fts_cjk_delete"),
+        ("messages_fts_trigram_update", "messages_fts_cjk_update"),
+    ] {
+        assert_eq!(spec::cjk_object_sql(cjk), from_trigram(trigram), "{cjk}");
+    }
+    assert_eq!(
+        spec::cjk_object_sql("messages_fts_cjk"),
+        from_trigram("messages_fts_trigram")
+            .replace("tokenize='trigram'", "tokenize='cjk_unicode61'")
+    );
 }
 
 #[test]
@@ -1325,9 +1494,17 @@ fn fresh_stored_sql_is_verbatim() {
         } else if let Some((_, want)) = spec::INDEX_SQL.iter().find(|(n, _)| *n == name) {
             assert_eq!(ty, "index");
             assert_eq!(sql.as_deref(), Some(*want), "stored SQL of index {name}");
-        } else if let Some((_, want)) = spec::OBJECT_SQL.iter().find(|(n, _)| *n == name) {
+        } else if let Some((_, want)) = spec::OBJECT_SQL
+            .iter()
+            .chain(&spec::CJK_OBJECT_SQL)
+            .find(|(n, _)| *n == name)
+        {
             assert_eq!(sql.as_deref(), Some(*want), "stored SQL of {ty} {name}");
-        } else if spec::SHADOW_TABLES.contains(&name.as_str()) {
+        } else if spec::SHADOW_TABLES
+            .iter()
+            .chain(&spec::CJK_SHADOW_TABLES)
+            .any(|n| *n == name)
+        {
             let (_, shape) = shadow_shapes
                 .iter()
                 .find(|(suffix, _)| name.ends_with(suffix))
@@ -1347,6 +1524,8 @@ fn fresh_stored_sql_is_verbatim() {
         .chain(spec::INDEX_SQL.iter().map(|(n, _)| n))
         .chain(spec::OBJECT_SQL.iter().map(|(n, _)| n))
         .chain(spec::SHADOW_TABLES.iter())
+        .chain(spec::CJK_OBJECT_SQL.iter().map(|(n, _)| n))
+        .chain(spec::CJK_SHADOW_TABLES.iter())
         .map(|n| (*n).to_owned())
         .collect();
     assert_eq!(checked, wanted, "every object of the spec was found");
@@ -1481,7 +1660,7 @@ fn fresh_contents_match_spec() {
         meta(&conn)
     );
 
-    for fts in ["messages_fts", "messages_fts_trigram"] {
+    for fts in ["messages_fts", "messages_fts_trigram", "messages_fts_cjk"] {
         let config: Vec<(String, i64)> = {
             let mut stmt = conn
                 .prepare(&format!("SELECT k, v FROM {fts}_config ORDER BY k"))
@@ -1568,6 +1747,10 @@ fn second_open_stamps_fts_storage_version() {
         "the second open changes no schema object"
     );
     assert!(!report.fts.rebuilt, "all six triggers existed: no rebuild");
+    assert!(
+        !report.fts.cjk_rebuilt,
+        "the CJK index is healthy: no rebuild"
+    );
     let second = dump(&conn);
     drop(conn);
 
@@ -1603,7 +1786,33 @@ fn v1_baseline_migration_equals_open() {
 
     let (_dir, path) = temp_db();
     let (opened, _) = open(&path);
+
+    // The open adds the optional CJK objects of §6.6 (the baseline is the
+    // spec's default schema without them): exactly these nine.
+    let cjk_objects: Vec<(String, String)> = master(&opened)
+        .into_iter()
+        .filter(|(_, _, name, _, _, _)| spec::is_cjk_object(name))
+        .map(|(_, ty, name, _, _, _)| (ty, name))
+        .collect();
+    let expected_cjk: Vec<(String, String)> = spec::CJK_INVENTORY
+        .iter()
+        .map(|&(_, ty, name, _)| (ty.to_owned(), name.to_owned()))
+        .collect();
+    assert_eq!(cjk_objects, expected_cjk, "CJK objects of the opened store");
+
     let (scripted, opened) = (schema_objects(&scripted), schema_objects(&opened));
+    let scripted_cjk: Vec<_> = scripted
+        .iter()
+        .filter(|(_, name, _)| spec::is_cjk_object(name))
+        .collect();
+    assert!(
+        scripted_cjk.is_empty(),
+        "the V1 baseline has no CJK object: {scripted_cjk:#?}"
+    );
+    let opened: BTreeSet<_> = opened
+        .into_iter()
+        .filter(|(_, name, _)| !spec::is_cjk_object(name))
+        .collect();
     let only_in_script: Vec<_> = scripted.difference(&opened).collect();
     let only_in_open: Vec<_> = opened.difference(&scripted).collect();
     assert!(
@@ -1843,8 +2052,8 @@ fn reconciler_appends_missing_columns_in_declared_order() {
 
     // Every v23 object exists now.
     let names: BTreeSet<String> = master(&conn).into_iter().map(|row| row.2).collect();
-    for (_, _, name, _) in spec::INVENTORY {
-        assert!(names.contains(name), "{name} missing after the upgrade");
+    for (_, _, name, _) in spec::INVENTORY.iter().chain(&spec::CJK_INVENTORY) {
+        assert!(names.contains(*name), "{name} missing after the upgrade");
     }
     let sql_after_first = master(&conn);
     drop(conn);
@@ -1904,25 +2113,29 @@ fn reconciler_keeps_unknown_columns_and_tables() {
     assert_eq!(prompt, "be nice");
 }
 
+/// An early gateway_routing keyed on session_key alone (migrations.md §4.8).
+const ROUTING_KEYED_BY_SESSION_KEY: &str = "DROP TABLE gateway_routing;
+     CREATE TABLE gateway_routing (
+         session_key TEXT PRIMARY KEY,
+         entry_json TEXT NOT NULL,
+         updated_at REAL NOT NULL
+     );
+     INSERT INTO gateway_routing VALUES ('k', '{}', 1.0);";
+
 #[test]
 fn reconciler_drops_not_null_on_primary_key_members() {
-    // An early gateway_routing keyed on session_key alone (migrations.md §4.8):
-    // the reconciler adds `scope` without NOT NULL, as schema-v23.md §9 item 6 says.
-    let (_dir, path) = store_edited_by_hand(
-        "DROP TABLE gateway_routing;
-         CREATE TABLE gateway_routing (
-             session_key TEXT PRIMARY KEY,
-             entry_json TEXT NOT NULL,
-             updated_at REAL NOT NULL
-         );
-         INSERT INTO gateway_routing VALUES ('k', '{}', 1.0);",
-    );
-    let (conn, report) = open(&path);
-    let added: Vec<(String, String)> = report
-        .added_columns
+    // The reconciler adds `scope` without NOT NULL, as schema-v23.md §9 item 6
+    // says. The open then heals this key shape (see the next test), which
+    // replaces the table, so the reconciler step is checked on its own here.
+    let (_dir, path) = store_edited_by_hand(ROUTING_KEYED_BY_SESSION_KEY);
+    let conn = plain(&path);
+    conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+    let added: Vec<(String, String)> = hermes_state_schema::reconcile::reconcile_columns(&conn)
+        .expect("reconcile")
         .iter()
         .map(|c| (c.table.clone(), c.column.clone()))
         .collect();
+    conn.execute_batch("COMMIT").expect("commit");
     assert_eq!(
         added,
         vec![("gateway_routing".to_owned(), "scope".to_owned())]
@@ -1962,6 +2175,53 @@ fn reconciler_drops_not_null_on_primary_key_members() {
         )
         .expect("row");
     assert_eq!(value, "");
+}
+
+#[test]
+fn open_heals_routing_keyed_by_session_key() {
+    // Through the open, the reconciler still reports `scope`, then the key heal
+    // of later v23-era builds (migrations.md §4.8, §4.9) rebuilds the table
+    // with the v23 text and key, keeping the row.
+    let (_dir, path) = store_edited_by_hand(ROUTING_KEYED_BY_SESSION_KEY);
+    let (conn, report) = open(&path);
+    let added: Vec<(String, String)> = report
+        .added_columns
+        .iter()
+        .map(|c| (c.table.clone(), c.column.clone()))
+        .collect();
+    assert_eq!(
+        added,
+        vec![("gateway_routing".to_owned(), "scope".to_owned())]
+    );
+    let sql: String = conn
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'gateway_routing'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("sql");
+    assert_eq!(sql, spec::object_sql("gateway_routing"));
+    assert_eq!(
+        table_xinfo(&conn, "gateway_routing"),
+        expected_xinfo(spec::GATEWAY_ROUTING_COLUMNS)
+    );
+    assert!(
+        strings(
+            &conn,
+            "SELECT name FROM sqlite_master WHERE name = 'gateway_routing_legacy_pk'"
+        )
+        .is_empty(),
+        "the renamed old table is dropped"
+    );
+    let row: (String, String, String, f64) = conn
+        .query_row(
+            "SELECT scope, session_key, entry_json, updated_at FROM gateway_routing",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .expect("the row is kept");
+    assert_eq!(row, (String::new(), "k".to_owned(), "{}".to_owned(), 1.0));
+    assert_eq!(count(&conn, "gateway_routing"), 1);
 }
 
 #[test]
@@ -2062,6 +2322,7 @@ fn existing_store_opens_without_changes() {
     assert_eq!(report.to_version, 23);
     assert!(report.added_columns.is_empty());
     assert!(!report.fts.rebuilt);
+    assert!(!report.fts.cjk_rebuilt);
     assert_eq!(master(&conn), master_1, "sqlite_master unchanged");
     let dump_2 = dump(&conn);
     // The only difference the second open may make is the fts_storage_version stamp (§8).
@@ -2103,37 +2364,231 @@ fn existing_store_opens_without_changes() {
     assert_eq!(dump(&conn), dump_2, "the third open changes nothing at all");
 }
 
+/// Inserts a message through `conn` and returns its id.
+fn insert_message(conn: &Connection, role: &str, content: &str) -> rusqlite::Result<i64> {
+    conn.execute(
+        "INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', ?1, ?2, 1.0)",
+        [role, content],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// Rowids the CJK index returns for an FTS5 query, in rowid order.
+fn cjk_hits(conn: &Connection, query: &str) -> Vec<i64> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT rowid FROM messages_fts_cjk WHERE messages_fts_cjk MATCH ?1 ORDER BY rowid",
+        )
+        .expect("prepare");
+    stmt.query_map([query], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+}
+
+fn cjk_triggers(conn: &Connection) -> Vec<String> {
+    strings(
+        conn,
+        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name IN ('messages_fts_cjk_insert', 'messages_fts_cjk_delete', 'messages_fts_cjk_update') ORDER BY rowid",
+    )
+}
+
+fn cjk_meta(conn: &Connection) -> Vec<(String, Option<String>)> {
+    meta(conn)
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("fts_cjk_"))
+        .collect()
+}
+
 #[test]
-fn cjk_index_without_tokenizer_is_marked_stale() {
-    let (_dir, path) = store_edited_by_hand(
-        "CREATE TABLE messages_fts_cjk (content, tool_name, tool_calls);
-         CREATE TRIGGER messages_fts_cjk_insert AFTER INSERT ON messages BEGIN SELECT 1; END;
-         CREATE TRIGGER messages_fts_cjk_delete AFTER DELETE ON messages BEGIN SELECT 1; END;
-         CREATE TRIGGER messages_fts_cjk_update AFTER UPDATE ON messages BEGIN SELECT 1; END;",
+fn cjk_rule_without_tokenizer_marks_stale() {
+    let (_dir, path) = temp_db();
+    drop(open(&path));
+
+    // A process without the tokenizer (plain connection): every message write
+    // fails because of the live CJK triggers (schema-v23.md §6.6, §10).
+    let conn = plain(&path);
+    conn.execute(
+        "INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1.0)",
+        [],
+    )
+    .expect("sessions have no CJK trigger");
+    let error = insert_message(&conn, "user", "before the rule")
+        .expect_err("a message write reaches messages_fts_cjk");
+    assert!(
+        error
+            .to_string()
+            .contains("no such tokenizer: cjk_unicode61"),
+        "error: {error}"
     );
-    let (conn, report) = open(&path);
-    assert!(report.fts.cjk_marked_stale, "{report:?}");
-    assert_eq!(meta_value(&conn, "fts_cjk_stale").as_deref(), Some("1"));
-    let triggers = strings(
-        &conn,
-        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'messages_fts_cjk%'",
-    );
-    assert!(triggers.is_empty(), "cjk triggers dropped: {triggers:?}");
-    let tables = strings(
-        &conn,
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'messages_fts_cjk'",
-    );
+    assert_eq!(count(&conn, "messages"), 0);
+
+    // The tokenizer-absent rule, as the open would run it without the tokenizer.
+    conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+    let setup = hermes_state_schema::fts::set_up(&conn, 6, false).expect("set_up");
+    conn.execute_batch("COMMIT").expect("commit");
+    assert!(setup.cjk_marked_stale, "{setup:?}");
+    assert!(!setup.cjk_rebuilt, "{setup:?}");
+    assert!(!setup.rebuilt, "all six triggers existed: {setup:?}");
+
     assert_eq!(
-        tables,
-        vec!["messages_fts_cjk".to_owned()],
-        "the table is kept"
+        cjk_meta(&conn),
+        vec![("fts_cjk_stale".to_owned(), Some("1".to_owned()))]
+    );
+    assert!(
+        cjk_triggers(&conn).is_empty(),
+        "cjk triggers dropped: {:?}",
+        cjk_triggers(&conn)
+    );
+    let kept: Vec<(String, String)> = master(&conn)
+        .into_iter()
+        .filter(|(_, ty, name, _, _, _)| spec::is_cjk_object(name) && ty != "trigger")
+        .map(|(_, ty, name, _, _, _)| (ty, name))
+        .collect();
+    let expected_kept: Vec<(String, String)> = spec::CJK_INVENTORY
+        .iter()
+        .filter(|(_, ty, _, _)| *ty != "trigger")
+        .map(|&(_, ty, name, _)| (ty.to_owned(), name.to_owned()))
+        .collect();
+    assert_eq!(
+        kept, expected_kept,
+        "the view and table (with shadows) are kept"
+    );
+
+    // Message writes work again on the tokenizer-less connection.
+    let id = insert_message(&conn, "user", "after the rule").expect("message write");
+    assert_eq!(count(&conn, "messages"), 1);
+    let hits: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH 'rule'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("fts query");
+    assert_eq!((id, hits), (1, 1), "the base index still follows the write");
+
+    // Nothing left to do for the rule the next time.
+    conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
+    let setup = hermes_state_schema::fts::set_up(&conn, 6, false).expect("set_up");
+    conn.execute_batch("COMMIT").expect("commit");
+    assert!(!setup.cjk_marked_stale, "{setup:?}");
+    assert_eq!(
+        cjk_meta(&conn),
+        vec![("fts_cjk_stale".to_owned(), Some("1".to_owned()))]
+    );
+}
+
+#[test]
+fn stale_cjk_index_is_rebuilt_at_open() {
+    let (_dir, path) = temp_db();
+    let (conn, _) = open(&path);
+    conn.execute(
+        "INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1.0)",
+        [],
+    )
+    .expect("session");
+    let first = insert_message(&conn, "user", "数据库优化").expect("message");
+    insert_message(&conn, "assistant", "plain english reply").expect("message");
+    insert_message(&conn, "tool", "数据库 tool output").expect("message");
+    assert_eq!(
+        cjk_hits(&conn, "\"据库\""),
+        vec![first],
+        "the live index follows library writes (tool rows excluded)"
     );
     drop(conn);
 
-    // Nothing left to do on the next open.
+    // The original without the tokenizer touched the file: it marked the
+    // index stale, dropped the triggers, and wrote a message.
+    let conn = plain(&path);
+    conn.execute_batch(
+        "INSERT INTO state_meta (key, value) VALUES ('fts_cjk_stale', '1');
+         DROP TRIGGER messages_fts_cjk_insert;
+         DROP TRIGGER messages_fts_cjk_delete;
+         DROP TRIGGER messages_fts_cjk_update;",
+    )
+    .expect("stale by hand");
+    let while_stale =
+        insert_message(&conn, "user", "我们的数据库").expect("write without the tokenizer");
+    drop(conn);
+
     let (conn, report) = open(&path);
-    assert!(!report.fts.cjk_marked_stale);
-    assert_eq!(meta_value(&conn, "fts_cjk_stale").as_deref(), Some("1"));
+    assert!(report.fts.cjk_rebuilt, "{report:?}");
+    assert!(!report.fts.cjk_marked_stale, "{report:?}");
+    assert!(
+        !report.fts.rebuilt,
+        "the six base/trigram triggers are intact"
+    );
+    assert!(cjk_meta(&conn).is_empty(), "markers: {:?}", cjk_meta(&conn));
+    assert_eq!(cjk_triggers(&conn), spec::CJK_TRIGGERS.to_vec());
+    for name in spec::CJK_TRIGGERS {
+        let sql: String = conn
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .expect("trigger sql");
+        assert_eq!(sql, spec::cjk_object_sql(name), "stored SQL of {name}");
+    }
+    assert_eq!(
+        cjk_hits(&conn, "\"据库\""),
+        vec![first, while_stale],
+        "the rebuilt index serves the row written while stale"
+    );
+    conn.execute_batch("INSERT INTO messages_fts_cjk(messages_fts_cjk) VALUES('integrity-check')")
+        .expect("integrity-check");
+
+    // The triggers follow new writes again, and the next open has nothing to do.
+    let later = insert_message(&conn, "user", "数据库备份").expect("message");
+    assert_eq!(cjk_hits(&conn, "\"据库\""), vec![first, while_stale, later]);
+    let master_after = master(&conn);
+    drop(conn);
+    let (conn, report) = open(&path);
+    assert!(!report.fts.cjk_rebuilt, "{report:?}");
+    assert_eq!(master(&conn), master_after);
+}
+
+#[test]
+fn pending_cjk_backfill_is_rebuilt_at_open() {
+    let (_dir, path) = temp_db();
+    let (conn, _) = open(&path);
+    conn.execute(
+        "INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1.0)",
+        [],
+    )
+    .expect("session");
+    let mut cjk_ids = Vec::new();
+    for (role, content) in [
+        ("user", "数据库优化"),
+        ("assistant", "hello"),
+        ("user", "数据库迁移"),
+        ("tool", "数据库"),
+        ("assistant", "done"),
+    ] {
+        let id = insert_message(&conn, role, content).expect("message");
+        if role != "tool" && content.contains("据库") {
+            cjk_ids.push(id);
+        }
+    }
+    // A half-done backfill (schema-v23.md §6.6, §8): the index emptied, the
+    // gate keys set, the triggers in place.
+    conn.execute_batch(
+        "INSERT INTO messages_fts_cjk(messages_fts_cjk) VALUES('delete-all');
+         INSERT INTO state_meta (key, value) VALUES ('fts_cjk_rebuild_high_water', '5');
+         INSERT INTO state_meta (key, value) VALUES ('fts_cjk_rebuild_progress', '0');",
+    )
+    .expect("pending backfill");
+    assert!(cjk_hits(&conn, "\"据库\"").is_empty());
+    drop(conn);
+
+    let (conn, report) = open(&path);
+    assert!(report.fts.cjk_rebuilt, "{report:?}");
+    assert!(!report.fts.cjk_marked_stale, "{report:?}");
+    assert!(cjk_meta(&conn).is_empty(), "markers: {:?}", cjk_meta(&conn));
+    assert_eq!(cjk_triggers(&conn), spec::CJK_TRIGGERS.to_vec());
+    assert_eq!(cjk_hits(&conn, "\"据库\""), cjk_ids);
+    conn.execute_batch("INSERT INTO messages_fts_cjk(messages_fts_cjk) VALUES('integrity-check')")
+        .expect("integrity-check");
 }
 
 // ---------------------------------------------------------------------------
@@ -2300,6 +2755,8 @@ fn concurrent_opens_migrate_once() {
     let created = results.iter().filter(|(_, r)| r.created).count();
     let baselined = results.iter().filter(|(_, r)| r.history.baselined).count();
     assert_eq!((created, baselined), (1, 1), "exactly one open migrated");
+    let cjk_built = results.iter().filter(|(_, r)| r.fts.cjk_rebuilt).count();
+    assert_eq!(cjk_built, 1, "exactly one open built the CJK index");
     drop(results);
 
     let conn = plain(&path);
