@@ -55,8 +55,9 @@ pub fn descendants(conn: &Connection, session_id: &str) -> Result<Vec<LineageEnt
     run(conn, DESCENDANTS, session_id)
 }
 
-/// The root of the session's lineage (the session itself when it has no
-/// parent, or when the walk meets a cycle or a missing row).
+/// The root of the session's lineage: the last distinct ancestor reached by
+/// walking parent links (the session itself when it has no parent); the walk
+/// stops at a missing row or at the first repeated id, so a cycle ends it.
 pub fn lineage_root(conn: &Connection, session_id: &str) -> Result<String, QueryError> {
     let chain = lineage_root_to_tip(conn, session_id)?;
     Ok(chain

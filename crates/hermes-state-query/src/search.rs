@@ -269,10 +269,10 @@ impl Search<'_> {
             // The original lets an error of this leg escape search (e.g. a
             // snippet cut inside a UTF-8 sequence by the tokenizer's offset
             // drift); here the leg just finds nothing and the next leg runs.
-            if let Ok(rows) = self.fts("messages_fts_cjk", &match_text) {
-                if !rows.is_empty() {
-                    return Ok(rows);
-                }
+            if let Ok(rows) = self.fts("messages_fts_cjk", &match_text)
+                && !rows.is_empty()
+            {
+                return Ok(rows);
             }
         }
         let terms: Vec<&&str> = tokens.iter().filter(|t| !is_operator(t)).collect();
@@ -563,8 +563,8 @@ fn supplement_terms(q: &str) -> Vec<String> {
     let mut rest = q;
     while let Some(start) = rest.find(|c: char| !is_python_whitespace(c)) {
         rest = &rest[start..];
-        let end = if rest.starts_with('"') {
-            match rest[1..].find('"') {
+        let end = if let Some(quoted) = rest.strip_prefix('"') {
+            match quoted.find('"') {
                 Some(close) if close > 0 => close + 2,
                 _ => rest.find(is_python_whitespace).unwrap_or(rest.len()),
             }

@@ -26,7 +26,11 @@ impl SessionDb {
     /// Like [`SessionDb::set_session_title`], but only when the session has
     /// no title yet; `false` for a missing session or an existing title.
     pub fn set_auto_title_if_empty(&self, session_id: &str, title: &str) -> Result<bool> {
-        let title = titles::sanitize_title(Some(title))?;
+        let Some(title) = titles::sanitize_title(Some(title))? else {
+            // Nothing to set: an empty title never counts as setting one.
+            return Ok(false);
+        };
+        let title = Some(title);
         self.write("setting a title", |conn| {
             assign_title(conn, session_id, title.as_deref(), true)
         })
@@ -39,22 +43,21 @@ fn assign_title(
     title: Option<&str>,
     only_if_empty: bool,
 ) -> Result<bool> {
-    if let Some(title) = title {
-        if let Some(holder) =
+    if let Some(title) = title
+        && let Some(holder) =
             titles::session_id_by_title(conn, title)?.filter(|holder| holder != session_id)
-        {
-            if !titles::is_compression_ancestor(conn, session_id, &holder)? {
-                return Err(Error::TitleInUse {
-                    title: title.to_owned(),
-                    session_id: holder,
-                });
-            }
-            if only_if_empty && current_title(conn, session_id)?.is_some() {
-                return Ok(false);
-            }
-            conn.execute("UPDATE sessions SET title = NULL WHERE id = ?1", [&holder])
-                .context("moving a title from a compression ancestor")?;
+    {
+        if !titles::is_compression_ancestor(conn, session_id, &holder)? {
+            return Err(Error::TitleInUse {
+                title: title.to_owned(),
+                session_id: holder,
+            });
         }
+        if only_if_empty && current_title(conn, session_id)?.is_some() {
+            return Ok(false);
+        }
+        conn.execute("UPDATE sessions SET title = NULL WHERE id = ?1", [&holder])
+            .context("moving a title from a compression ancestor")?;
     }
     let sql = if only_if_empty {
         "UPDATE sessions SET title = ?1 WHERE id = ?2 AND title IS NULL"
