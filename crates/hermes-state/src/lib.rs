@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod coordination;
 mod db;
 mod error;
 mod messages;
@@ -9,6 +10,7 @@ mod search;
 mod sessions;
 mod titles;
 
+pub use coordination::{Delegation, DelegationFilter, NewDelegation};
 pub use db::{CHECKPOINT_EVERY, FTS_OPTIMIZE_EVERY, SessionDb};
 pub use error::{Error, Result};
 pub use hermes_state_query::lineage::LineageEntry;

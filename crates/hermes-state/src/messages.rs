@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::db::{SessionDb, now};
 use crate::error::{Result, WriteContext};
-use crate::sessions::require_session;
+use crate::sessions::foreign_key_to_not_found;
 
 const INSERT_MESSAGE: &str = "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, api_content, display_kind, display_metadata)
 VALUES (:session_id, :role, :content, :tool_call_id, :tool_calls, :tool_name, :effect_disposition, :timestamp, :token_count, :finish_reason, :reasoning, :reasoning_content, :reasoning_details, :codex_reasoning_items, :codex_message_items, :platform_message_id, :observed, 1, :api_content, :display_kind, :display_metadata)";
@@ -145,7 +145,6 @@ fn insert_message(
     encoded: &EncodedMessage,
     timestamp: f64,
 ) -> Result<i64> {
-    require_session(conn, &message.session_id)?;
     conn.prepare_cached(INSERT_MESSAGE)
         .and_then(|mut stmt| {
             stmt.execute(named_params! {
@@ -163,7 +162,8 @@ fn insert_message(
                 ":display_kind": message.display_kind, ":display_metadata": encoded.display_metadata,
             })
         })
-        .context("appending a message")?;
+        // The only foreign key of `messages` is its session.
+        .map_err(|e| foreign_key_to_not_found(e, &message.session_id, "appending a message"))?;
     let id = conn.last_insert_rowid();
     conn.prepare_cached(COUNT_MESSAGE)
         .and_then(|mut stmt| {

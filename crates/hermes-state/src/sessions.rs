@@ -59,9 +59,6 @@ impl SessionDb {
             .map(pyjson::to_string);
         self.write("creating a session", |conn| {
             let parent = session.parent_session_id.as_deref().filter(|p| !p.is_empty());
-            if let Some(parent) = parent {
-                require_session(conn, parent)?;
-            }
             conn.prepare_cached(UPSERT_SESSION)
                 .and_then(|mut stmt| {
                     stmt.execute(named_params! {
@@ -74,7 +71,11 @@ impl SessionDb {
                         ":git_repo_root": session.git_repo_root, ":now": now(),
                     })
                 })
-                .context("creating a session")?;
+                // The only foreign key a session row has is its parent.
+                .map_err(|e| {
+                    let parent = session.parent_session_id.as_deref().unwrap_or_default();
+                    foreign_key_to_not_found(e, parent, "creating a session")
+                })?;
             if let Some(parent) = parent {
                 conn.execute(INHERIT_WORKSPACE, [&session.id, parent]).context("inheriting from the parent")?;
                 conn.execute(INHERIT_GATEWAY, [&session.id, parent]).context("inheriting from the parent")?;
@@ -223,12 +224,22 @@ impl SessionDb {
     }
 }
 
-/// Fails with [`Error::SessionNotFound`] unless the session exists.
-pub(crate) fn require_session(conn: &Connection, session_id: &str) -> Result<()> {
-    if hermes_state_query::session_exists(conn, session_id)? {
-        Ok(())
+/// Maps SQLite's `FOREIGN KEY constraint failed` of a statement whose only
+/// foreign key names `session_id` to [`Error::SessionNotFound`]; any other
+/// error keeps its SQLite form. Letting the constraint decide (rather than
+/// looking the session up first) saves a query per write and matches the
+/// original exactly: e.g. re-creating a session whose stored parent is kept
+/// by the upsert succeeds even if the parent given now does not exist.
+pub(crate) fn foreign_key_to_not_found(error: rusqlite::Error, session_id: &str, what: &str) -> Error {
+    let is_foreign_key = matches!(
+        &error,
+        rusqlite::Error::SqliteFailure(failure, _)
+            if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY
+    );
+    if is_foreign_key {
+        Error::SessionNotFound(session_id.to_owned())
     } else {
-        Err(Error::SessionNotFound(session_id.to_owned()))
+        Error::sqlite(what, error)
     }
 }
 

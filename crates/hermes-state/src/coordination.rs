@@ -1,0 +1,602 @@
+//! Coordination tables: compression locks, the gateway routing map, async
+//! delegations and `state_meta` writes (`api.md` §12).
+//!
+//! None of these tables references `sessions`: a lock, a routing entry or a
+//! delegation may name a session id that has no row, and deleting or pruning
+//! sessions never touches them.
+
+use std::collections::BTreeMap;
+
+use hermes_state_schema::ddl;
+use rusqlite::{Connection, OptionalExtension, Row, named_params};
+
+use crate::db::{SessionDb, now};
+use crate::error::{Error, Result, WriteContext};
+
+const LOCK_STATE: &str =
+    "SELECT holder, expires_at < ?2 FROM compression_locks WHERE session_id = ?1";
+const DELETE_LOCK: &str = "DELETE FROM compression_locks WHERE session_id = ?1";
+const INSERT_LOCK: &str = "INSERT OR IGNORE INTO compression_locks (session_id, holder, acquired_at, expires_at) VALUES (?1, ?2, ?3, ?4)";
+const LOCK_HOLDER: &str = "SELECT holder FROM compression_locks WHERE session_id = ?1";
+const REFRESH_LOCK: &str = "UPDATE compression_locks SET expires_at = ?1 WHERE session_id = ?2 AND holder = ?3 AND expires_at >= ?4";
+const RELEASE_LOCK: &str = "DELETE FROM compression_locks WHERE session_id = ?1 AND holder = ?2";
+const LIVE_LOCK_HOLDER: &str =
+    "SELECT holder FROM compression_locks WHERE session_id = ?1 AND expires_at >= ?2";
+
+const UPSERT_ROUTE: &str = "INSERT INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?1, ?2, ?3, ?4)
+ON CONFLICT(scope, session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at = excluded.updated_at";
+const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = ?1";
+const DELETE_ROUTE: &str = "DELETE FROM gateway_routing WHERE scope = ?1 AND session_key = ?2";
+const LOAD_ROUTES: &str = "SELECT session_key, entry_json FROM gateway_routing WHERE scope = ?1 ORDER BY session_key";
+
+const INSERT_DELEGATION: &str = "INSERT INTO async_delegations (delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, updated_at, event_json, task_json, owner_pid, owner_started_at)
+VALUES (:id, :origin, :origin_ui, :parent, :state, :now, :now, :event_json, :task_json, :owner_pid, :owner_started_at)";
+const UPDATE_DELEGATION_STATE: &str = "UPDATE async_delegations SET state = ?2, event_json = COALESCE(?3, event_json), updated_at = ?4 WHERE delegation_id = ?1";
+const FINISH_DELEGATION: &str = "UPDATE async_delegations SET state = ?2, result_json = COALESCE(?3, result_json), completed_at = ?4, updated_at = ?4 WHERE delegation_id = ?1";
+/// Every column of `async_delegations` in v23 table order; rows written by
+/// newer subsystems may carry more columns, which are not read.
+const DELEGATION_COLUMNS: &str = "delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, completed_at, updated_at, event_json, result_json, delivery_state, delivery_attempts, delivered_at, owner_pid, owner_started_at, task_json, delivery_claim, delivery_claimed_at";
+
+impl SessionDb {
+    /// Tries to take the compression lock of a session for `holder`, for
+    /// `ttl_seconds` (`api.md` §12.1; the original's default is 300 s).
+    ///
+    /// One write transaction: an existing lock is first removed when it has
+    /// expired (`expires_at < now`) or when its holder is a dead local process
+    /// (see below); then the lock is inserted unless one remains. Returns
+    /// whether `holder` holds the lock afterwards. Re-acquiring a lock one
+    /// already holds returns `true` **without** extending it; use
+    /// [`SessionDb::refresh_compression_lock`] for that.
+    ///
+    /// A holder is a dead local process when its text contains `pid=<n>` at
+    /// its start or right after a `:`, followed by a `:` or the end (the first
+    /// such field counts), `n > 0`, `n` is not this process, and the operating
+    /// system proves no process `n` exists. This port checks `/proc/<n>` on
+    /// Linux only; elsewhere, and on any doubt, the holder counts as alive and
+    /// its lock lasts until it expires.
+    ///
+    /// Never fails: an empty `session_id`, a read-only or closed handle, or any
+    /// SQLite error gives `false`, as the original (which logs and swallows
+    /// `sqlite3.Error` so that the caller skips compression). Locks need no
+    /// session row.
+    pub fn try_acquire_compression_lock(
+        &self,
+        session_id: &str,
+        holder: &str,
+        ttl_seconds: f64,
+    ) -> bool {
+        if session_id.is_empty() {
+            return false;
+        }
+        self.write("acquiring a compression lock", |conn| {
+            acquire_lock(conn, session_id, holder, ttl_seconds)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Extends a lock `holder` still holds to `now + ttl_seconds`; returns
+    /// whether it did (`false` when the lock is held by another, has expired
+    /// or does not exist).
+    ///
+    /// Never fails: empty arguments and every error give `false`, as the original.
+    pub fn refresh_compression_lock(&self, session_id: &str, holder: &str, ttl_seconds: f64) -> bool {
+        if session_id.is_empty() || holder.is_empty() {
+            return false;
+        }
+        self.write("refreshing a compression lock", |conn| {
+            let now = now();
+            let changed = conn
+                .execute(
+                    REFRESH_LOCK,
+                    rusqlite::params![now + ttl_seconds, session_id, holder, now],
+                )
+                .context("refreshing a compression lock")?;
+            Ok(changed > 0)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Releases the lock of a session if `holder` holds it; a lock of another
+    /// holder (one that took over an expired lock) is left alone.
+    ///
+    /// Never fails: errors are swallowed, as in the original, where a release
+    /// must never raise into the compression path (the lock then expires).
+    pub fn release_compression_lock(&self, session_id: &str, holder: &str) {
+        if session_id.is_empty() {
+            return;
+        }
+        let _ = self.write("releasing a compression lock", |conn| {
+            conn.execute(RELEASE_LOCK, [session_id, holder])
+                .context("releasing a compression lock")?;
+            Ok(())
+        });
+    }
+
+    /// The holder of a session's unexpired compression lock (`expires_at >=
+    /// now`), or `None`; `None` for an empty id. A diagnostic: the locking
+    /// protocol itself never needs it.
+    ///
+    /// Unlike the lock operations, read errors are returned, as the original
+    /// raises them here.
+    pub fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>> {
+        if session_id.is_empty() {
+            return Ok(None);
+        }
+        self.read(|conn| {
+            conn.query_row(LIVE_LOCK_HOLDER, rusqlite::params![session_id, now()], |row| {
+                row.get(0)
+            })
+            .optional()
+            .context("reading a compression lock")
+        })
+    }
+
+    /// Sets one gateway routing entry of `scope` (`api.md` §12.2): upsert on
+    /// `(scope, session_key)`, `updated_at = now`. Does nothing when the key or
+    /// the entry is empty. `""` is the default scope.
+    pub fn save_gateway_routing_entry(
+        &self,
+        session_key: &str,
+        entry_json: &str,
+        scope: &str,
+    ) -> Result<()> {
+        if session_key.is_empty() || entry_json.is_empty() {
+            return Ok(());
+        }
+        self.write("saving a gateway routing entry", |conn| {
+            conn.execute(
+                UPSERT_ROUTE,
+                rusqlite::params![scope, session_key, entry_json, now()],
+            )
+            .context("saving a gateway routing entry")?;
+            Ok(())
+        })
+    }
+
+    /// Replaces the whole routing map of `scope` with `entries`, in one
+    /// transaction: the scope's rows are deleted, then every pair whose key and
+    /// entry are both non-empty is inserted, all with the same `updated_at`.
+    /// Other scopes are untouched. When a key occurs twice, the last entry
+    /// wins (as in the original's `dict`).
+    ///
+    /// `entries` is any sequence of pairs: `&BTreeMap<String, String>`,
+    /// `vec![("key", "{...}")]`, `slice.iter().map(|(k, v)| (k, v))`, ….
+    pub fn replace_gateway_routing_entries<K, V>(
+        &self,
+        entries: impl IntoIterator<Item = (K, V)>,
+        scope: &str,
+    ) -> Result<()>
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let entries: Vec<(K, V)> = entries
+            .into_iter()
+            .filter(|(key, entry)| !key.as_ref().is_empty() && !entry.as_ref().is_empty())
+            .collect();
+        self.write("replacing the gateway routing entries", |conn| {
+            let updated_at = now();
+            conn.execute(DELETE_SCOPE_ROUTES, [scope])
+                .context("replacing the gateway routing entries")?;
+            let mut insert = conn
+                .prepare_cached(UPSERT_ROUTE)
+                .context("replacing the gateway routing entries")?;
+            for (key, entry) in &entries {
+                insert
+                    .execute(rusqlite::params![
+                        scope,
+                        key.as_ref(),
+                        entry.as_ref(),
+                        updated_at
+                    ])
+                    .context("replacing the gateway routing entries")?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The routing map of `scope`: `session_key → entry_json`, in key order
+    /// (byte order of the UTF-8 text, SQLite's `BINARY` collation). The
+    /// original returns a `dict` in the table's index order, which is the same.
+    pub fn load_gateway_routing_entries(&self, scope: &str) -> Result<BTreeMap<String, String>> {
+        self.read(|conn| {
+            let mut stmt = conn
+                .prepare_cached(LOAD_ROUTES)
+                .context("loading the gateway routing entries")?;
+            let rows = stmt
+                .query_map([scope], |row| Ok((row.get(0)?, row.get(1)?)))
+                .context("loading the gateway routing entries")?;
+            rows.collect::<Result<BTreeMap<_, _>, _>>()
+                .context("loading the gateway routing entries")
+        })
+    }
+
+    /// Deletes the routing entries of `scope` with the given keys, in one
+    /// transaction; unknown keys are ignored and no keys means no write.
+    pub fn delete_gateway_routing_entries<K: AsRef<str>>(
+        &self,
+        session_keys: impl IntoIterator<Item = K>,
+        scope: &str,
+    ) -> Result<()> {
+        let keys: Vec<K> = session_keys.into_iter().collect();
+        if keys.is_empty() {
+            return Ok(());
+        }
+        self.write("deleting gateway routing entries", |conn| {
+            let mut delete = conn
+                .prepare_cached(DELETE_ROUTE)
+                .context("deleting gateway routing entries")?;
+            for key in &keys {
+                delete
+                    .execute([scope, key.as_ref()])
+                    .context("deleting gateway routing entries")?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Records a new async delegation (beyond the original: see [`Delegation`]).
+    ///
+    /// `dispatched_at = updated_at = now`; the delivery columns take their
+    /// table defaults (`delivery_state = 'pending'`, `delivery_attempts = 0`,
+    /// the rest NULL).
+    ///
+    /// Errors: [`Error::InvalidInput`] for an empty `delegation_id`; an error
+    /// of kind [`crate::ErrorKind::Constraint`] when the id is already recorded.
+    pub fn record_delegation(&self, delegation: &NewDelegation) -> Result<()> {
+        if delegation.delegation_id.is_empty() {
+            return Err(Error::InvalidInput(
+                "a delegation needs a non-empty delegation_id".to_owned(),
+            ));
+        }
+        self.write("recording a delegation", |conn| {
+            conn.prepare_cached(INSERT_DELEGATION)
+                .and_then(|mut stmt| {
+                    stmt.execute(named_params! {
+                        ":id": delegation.delegation_id,
+                        ":origin": delegation.origin_session,
+                        ":origin_ui": delegation.origin_ui_session_id,
+                        ":parent": delegation.parent_session_id,
+                        ":state": delegation.state,
+                        ":now": now(),
+                        ":event_json": delegation.event_json,
+                        ":task_json": delegation.task_json,
+                        ":owner_pid": delegation.owner_pid,
+                        ":owner_started_at": delegation.owner_started_at,
+                    })
+                })
+                .context("recording a delegation")?;
+            Ok(())
+        })
+    }
+
+    /// Sets a delegation's `state` and, when given, its `event_json`
+    /// (`None` keeps the stored event); `updated_at = now`. Returns whether
+    /// the delegation exists.
+    pub fn update_delegation_state(
+        &self,
+        delegation_id: &str,
+        state: &str,
+        event_json: Option<&str>,
+    ) -> Result<bool> {
+        self.write("updating a delegation", |conn| {
+            let changed = conn
+                .execute(
+                    UPDATE_DELEGATION_STATE,
+                    rusqlite::params![delegation_id, state, event_json, now()],
+                )
+                .context("updating a delegation")?;
+            Ok(changed > 0)
+        })
+    }
+
+    /// Finishes a delegation: its final `state` (e.g. `completed`, `error`),
+    /// its `result_json` when given (`None` keeps the stored one), and
+    /// `completed_at = updated_at = now`. Finishing again overwrites these.
+    /// The delivery columns are left to the delivery side. Returns whether the
+    /// delegation exists.
+    pub fn finish_delegation(
+        &self,
+        delegation_id: &str,
+        state: &str,
+        result_json: Option<&str>,
+    ) -> Result<bool> {
+        self.write("finishing a delegation", |conn| {
+            let changed = conn
+                .execute(
+                    FINISH_DELEGATION,
+                    rusqlite::params![delegation_id, state, result_json, now()],
+                )
+                .context("finishing a delegation")?;
+            Ok(changed > 0)
+        })
+    }
+
+    /// One delegation, or `None` for an unknown id.
+    pub fn get_delegation(&self, delegation_id: &str) -> Result<Option<Delegation>> {
+        self.read(|conn| {
+            conn.query_row(
+                &format!("SELECT {DELEGATION_COLUMNS} FROM async_delegations WHERE delegation_id = ?1"),
+                [delegation_id],
+                Delegation::from_row,
+            )
+            .optional()
+            .context("reading a delegation")
+        })
+    }
+
+    /// The delegations matching every given field of `filter` (all of them
+    /// for the default filter), oldest dispatch first, ties by id.
+    pub fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>> {
+        self.read(|conn| list_delegations(conn, filter))
+    }
+
+    /// Sets a `state_meta` value (`api.md` §12.4), replacing any previous one.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.write("writing state_meta", |conn| {
+            conn.execute(ddl::UPSERT_META, [key, value])
+                .context("writing state_meta")?;
+            Ok(())
+        })
+    }
+}
+
+/// The acquisition transaction of [`SessionDb::try_acquire_compression_lock`].
+fn acquire_lock(conn: &Connection, session_id: &str, holder: &str, ttl_seconds: f64) -> Result<bool> {
+    const WHAT: &str = "acquiring a compression lock";
+    let now = now();
+    let existing: Option<(String, bool)> = conn
+        .query_row(LOCK_STATE, rusqlite::params![session_id, now], |row| {
+            Ok((row.get(0)?, row.get::<_, Option<bool>>(1)?.unwrap_or(false)))
+        })
+        .optional()
+        .context(WHAT)?;
+    if let Some((current, expired)) = existing
+        && (expired || holder_process_is_dead(&current))
+    {
+        conn.execute(DELETE_LOCK, [session_id]).context(WHAT)?;
+    }
+    conn.execute(
+        INSERT_LOCK,
+        rusqlite::params![session_id, holder, now, now + ttl_seconds],
+    )
+    .context(WHAT)?;
+    let current: Option<String> = conn
+        .query_row(LOCK_HOLDER, [session_id], |row| row.get(0))
+        .optional()
+        .context(WHAT)?;
+    Ok(current.as_deref() == Some(holder))
+}
+
+/// The pid of a structured holder: the first `pid=<digits>` field, a field
+/// being the text between the start, `:` separators and the end (the
+/// original's `(?:^|:)pid=(\d+)(?::|$)`, where `$` also matches before a
+/// final newline). `None` when there is none or it does not fit a `u32`.
+fn holder_pid(holder: &str) -> Option<u32> {
+    let holder = holder.strip_suffix('\n').unwrap_or(holder);
+    holder.split(':').find_map(|field| {
+        let digits = field.strip_prefix("pid=")?;
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        // A pid too large for the platform is "doubt": treated as no pid.
+        Some(digits.parse::<u32>().ok())
+    })?
+}
+
+/// Whether a lock holder names a local process that provably no longer
+/// exists; `false` on any doubt (PID reuse must never steal a live lease, and
+/// a wrongly kept lease heals itself when it expires).
+fn holder_process_is_dead(holder: &str) -> bool {
+    match holder_pid(holder) {
+        Some(pid) if pid > 0 && pid != std::process::id() => process_is_gone(pid),
+        _ => false,
+    }
+}
+
+/// Linux: `/proc/<pid>` missing while `/proc/self` is there (procfs mounted)
+/// proves there is no such process, as `kill(pid, 0)` failing with `ESRCH`
+/// would. Zombies keep their entry and read as alive, as with `kill`.
+#[cfg(target_os = "linux")]
+fn process_is_gone(pid: u32) -> bool {
+    use std::path::Path;
+    if !matches!(Path::new("/proc/self").try_exists(), Ok(true)) {
+        return false;
+    }
+    matches!(Path::new(&format!("/proc/{pid}")).try_exists(), Ok(false))
+}
+
+/// Other systems: no check without new dependencies, so never dead (on
+/// Windows the original never checks either).
+#[cfg(not(target_os = "linux"))]
+fn process_is_gone(_pid: u32) -> bool {
+    false
+}
+
+fn list_delegations(conn: &Connection, filter: &DelegationFilter) -> Result<Vec<Delegation>> {
+    const WHAT: &str = "listing delegations";
+    let mut sql = format!("SELECT {DELEGATION_COLUMNS} FROM async_delegations WHERE 1 = 1");
+    let mut params: Vec<&str> = Vec::new();
+    for (column, value) in [
+        ("state", &filter.state),
+        ("delivery_state", &filter.delivery_state),
+        ("origin_session", &filter.origin_session),
+    ] {
+        if let Some(value) = value {
+            params.push(value);
+            sql.push_str(&format!(" AND {column} = ?{}", params.len()));
+        }
+    }
+    sql.push_str(" ORDER BY dispatched_at, delegation_id");
+    let mut stmt = conn.prepare(&sql).context(WHAT)?;
+    let rows = stmt
+        .query_map(rusqlite::params_from_iter(params), Delegation::from_row)
+        .context(WHAT)?;
+    rows.collect::<Result<Vec<_>, _>>().context(WHAT)
+}
+
+/// One row of `async_delegations` (`schema-v23.md` §4.8).
+///
+/// **Beyond the original:** the v23 Python store only creates this table;
+/// rows are written by Hermes' delegation subsystem (background subagent
+/// runs whose results are delivered back to the conversation that started
+/// them), on its own connections. This port offers a small typed API over
+/// the exact v23 columns so Rust callers can record, update, finish and list
+/// delegations in the same file. Delegations reference sessions by id only
+/// (no foreign key): deleting or pruning sessions never touches them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delegation {
+    /// Primary key, chosen by the dispatcher.
+    pub delegation_id: String,
+    /// The session that dispatched the delegation (the one to report back to).
+    pub origin_session: String,
+    /// The UI (desktop/web) session id of the origin, `''` when none.
+    pub origin_ui_session_id: String,
+    /// The parent agent session the delegated child runs under, if any.
+    pub parent_session_id: Option<String>,
+    /// Lifecycle state as the subsystem names it (e.g. `queued`, `running`,
+    /// `completed`, `error`).
+    pub state: String,
+    /// When it was dispatched (Unix seconds).
+    pub dispatched_at: f64,
+    /// When it finished; `None` while running.
+    pub completed_at: Option<f64>,
+    /// Last change of the row (Unix seconds).
+    pub updated_at: f64,
+    /// The latest progress or completion event, as JSON text.
+    pub event_json: Option<String>,
+    /// The final result, as JSON text.
+    pub result_json: Option<String>,
+    /// Delivery of the result to the origin session: `pending` (default),
+    /// `delivered`, or another state of the delivery side.
+    pub delivery_state: String,
+    /// How many deliveries were attempted.
+    pub delivery_attempts: i64,
+    /// When the result was delivered.
+    pub delivered_at: Option<f64>,
+    /// The process running the delegation, to detect orphans.
+    pub owner_pid: Option<i64>,
+    /// That process's start time, to tell a reused pid apart.
+    pub owner_started_at: Option<i64>,
+    /// The task (goal, context, toolsets, …), as JSON text.
+    pub task_json: Option<String>,
+    /// The id of the worker that claimed the delivery, while it delivers.
+    pub delivery_claim: Option<String>,
+    /// When that claim was taken.
+    pub delivery_claimed_at: Option<f64>,
+}
+
+impl Delegation {
+    fn from_row(row: &Row<'_>) -> rusqlite::Result<Delegation> {
+        Ok(Delegation {
+            delegation_id: row.get(0)?,
+            origin_session: row.get(1)?,
+            origin_ui_session_id: row.get(2)?,
+            parent_session_id: row.get(3)?,
+            state: row.get(4)?,
+            dispatched_at: row.get(5)?,
+            completed_at: row.get(6)?,
+            updated_at: row.get(7)?,
+            event_json: row.get(8)?,
+            result_json: row.get(9)?,
+            delivery_state: row.get(10)?,
+            delivery_attempts: row.get(11)?,
+            delivered_at: row.get(12)?,
+            owner_pid: row.get(13)?,
+            owner_started_at: row.get(14)?,
+            task_json: row.get(15)?,
+            delivery_claim: row.get(16)?,
+            delivery_claimed_at: row.get(17)?,
+        })
+    }
+}
+
+/// The arguments of [`SessionDb::record_delegation`]; see [`Delegation`] for
+/// what each column means. Build it with [`NewDelegation::new`] and set the
+/// optional fields directly.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NewDelegation {
+    /// Primary key; must not be empty.
+    pub delegation_id: String,
+    /// The dispatching session.
+    pub origin_session: String,
+    /// The UI session id of the origin; `''` (the column default) when none.
+    pub origin_ui_session_id: String,
+    /// The parent agent session, if any.
+    pub parent_session_id: Option<String>,
+    /// Initial state (e.g. `queued` or `running`).
+    pub state: String,
+    /// An initial event, as JSON text.
+    pub event_json: Option<String>,
+    /// The task, as JSON text.
+    pub task_json: Option<String>,
+    /// The process running the delegation.
+    pub owner_pid: Option<i64>,
+    /// That process's start time.
+    pub owner_started_at: Option<i64>,
+}
+
+impl NewDelegation {
+    /// A delegation with its id, origin session and initial state; every other
+    /// field empty.
+    pub fn new(
+        delegation_id: impl Into<String>,
+        origin_session: impl Into<String>,
+        state: impl Into<String>,
+    ) -> NewDelegation {
+        NewDelegation {
+            delegation_id: delegation_id.into(),
+            origin_session: origin_session.into(),
+            state: state.into(),
+            ..NewDelegation::default()
+        }
+    }
+}
+
+/// Which delegations [`SessionDb::list_delegations`] returns: every field
+/// that is set must match exactly; the default filter matches all.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DelegationFilter {
+    /// Only this `state`.
+    pub state: Option<String>,
+    /// Only this `delivery_state`.
+    pub delivery_state: Option<String>,
+    /// Only delegations dispatched by this session.
+    pub origin_session: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holder_pid_follows_the_original_pattern() {
+        assert_eq!(holder_pid("pid=12"), Some(12));
+        assert_eq!(holder_pid("pid=12:tid=3:agent=x"), Some(12));
+        assert_eq!(holder_pid("host:pid=0042"), Some(42));
+        assert_eq!(holder_pid("a:pid=x:pid=7"), Some(7), "the first matching field");
+        assert_eq!(holder_pid("pid=5\n"), Some(5), "`$` before a final newline");
+        assert_eq!(holder_pid("xpid=12"), None, "not at a field start");
+        assert_eq!(holder_pid("pid=12x"), None, "not followed by `:` or the end");
+        assert_eq!(holder_pid("pid="), None);
+        assert_eq!(holder_pid("pid=-1"), None);
+        assert_eq!(holder_pid("pid=99999999999"), None, "too large: doubt");
+        assert_eq!(holder_pid("worker-1"), None);
+        assert_eq!(holder_pid(""), None);
+    }
+
+    #[test]
+    fn only_provably_gone_processes_are_dead() {
+        assert!(!holder_process_is_dead("plain holder"));
+        assert!(!holder_process_is_dead("pid=0:x"));
+        let me = format!("pid={}:x", std::process::id());
+        assert!(!holder_process_is_dead(&me), "never this process");
+        #[cfg(target_os = "linux")]
+        {
+            assert!(!holder_process_is_dead("pid=1:init"), "pid 1 always exists");
+            if !std::path::Path::new("/proc/999999").exists() {
+                assert!(holder_process_is_dead("pid=999999:t:n"));
+            }
+        }
+    }
+}
