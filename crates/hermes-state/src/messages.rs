@@ -67,18 +67,29 @@ impl SessionDb {
 
     /// The OpenAI-style conversation of a session, exactly as the original
     /// builds it (`api.md` §5.2); with `include_ancestors` its lineage's
-    /// earlier messages come first.
+    /// earlier messages come first. Rewound messages are left out.
     pub fn get_messages_as_conversation(
         &self,
         session_id: &str,
         include_ancestors: bool,
+    ) -> Result<Vec<ConversationMessage>> {
+        self.get_messages_as_conversation_with(session_id, include_ancestors, false)
+    }
+
+    /// [`SessionDb::get_messages_as_conversation`], optionally with the
+    /// inactive (rewound or compacted) messages too.
+    pub fn get_messages_as_conversation_with(
+        &self,
+        session_id: &str,
+        include_ancestors: bool,
+        include_inactive: bool,
     ) -> Result<Vec<ConversationMessage>> {
         self.read(|conn| {
             Ok(hermes_state_query::get_messages_as_conversation(
                 conn,
                 session_id,
                 include_ancestors,
-                false,
+                include_inactive,
             )?)
         })
     }
