@@ -1,0 +1,2 @@
+//! The `hermes-state` command line (being written).
+fn main() {}
