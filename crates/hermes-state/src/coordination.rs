@@ -27,7 +27,8 @@ const UPSERT_ROUTE: &str = "INSERT INTO gateway_routing (scope, session_key, ent
 ON CONFLICT(scope, session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at = excluded.updated_at";
 const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = ?1";
 const DELETE_ROUTE: &str = "DELETE FROM gateway_routing WHERE scope = ?1 AND session_key = ?2";
-const LOAD_ROUTES: &str = "SELECT session_key, entry_json FROM gateway_routing WHERE scope = ?1 ORDER BY session_key";
+const LOAD_ROUTES: &str =
+    "SELECT session_key, entry_json FROM gateway_routing WHERE scope = ?1 ORDER BY session_key";
 
 const INSERT_DELEGATION: &str = "INSERT INTO async_delegations (delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, updated_at, event_json, task_json, owner_pid, owner_started_at)
 VALUES (:id, :origin, :origin_ui, :parent, :state, :now, :now, :event_json, :task_json, :owner_pid, :owner_started_at)";
@@ -79,7 +80,12 @@ impl SessionDb {
     /// or does not exist).
     ///
     /// Never fails: empty arguments and every error give `false`, as the original.
-    pub fn refresh_compression_lock(&self, session_id: &str, holder: &str, ttl_seconds: f64) -> bool {
+    pub fn refresh_compression_lock(
+        &self,
+        session_id: &str,
+        holder: &str,
+        ttl_seconds: f64,
+    ) -> bool {
         if session_id.is_empty() || holder.is_empty() {
             return false;
         }
@@ -123,9 +129,11 @@ impl SessionDb {
             return Ok(None);
         }
         self.read(|conn| {
-            conn.query_row(LIVE_LOCK_HOLDER, rusqlite::params![session_id, now()], |row| {
-                row.get(0)
-            })
+            conn.query_row(
+                LIVE_LOCK_HOLDER,
+                rusqlite::params![session_id, now()],
+                |row| row.get(0),
+            )
             .optional()
             .context("reading a compression lock")
         })
@@ -316,7 +324,9 @@ impl SessionDb {
     pub fn get_delegation(&self, delegation_id: &str) -> Result<Option<Delegation>> {
         self.read(|conn| {
             conn.query_row(
-                &format!("SELECT {DELEGATION_COLUMNS} FROM async_delegations WHERE delegation_id = ?1"),
+                &format!(
+                    "SELECT {DELEGATION_COLUMNS} FROM async_delegations WHERE delegation_id = ?1"
+                ),
                 [delegation_id],
                 Delegation::from_row,
             )
@@ -342,7 +352,12 @@ impl SessionDb {
 }
 
 /// The acquisition transaction of [`SessionDb::try_acquire_compression_lock`].
-fn acquire_lock(conn: &Connection, session_id: &str, holder: &str, ttl_seconds: f64) -> Result<bool> {
+fn acquire_lock(
+    conn: &Connection,
+    session_id: &str,
+    holder: &str,
+    ttl_seconds: f64,
+) -> Result<bool> {
     const WHAT: &str = "acquiring a compression lock";
     let now = now();
     let existing: Option<(String, bool)> = conn
@@ -574,10 +589,18 @@ mod tests {
         assert_eq!(holder_pid("pid=12"), Some(12));
         assert_eq!(holder_pid("pid=12:tid=3:agent=x"), Some(12));
         assert_eq!(holder_pid("host:pid=0042"), Some(42));
-        assert_eq!(holder_pid("a:pid=x:pid=7"), Some(7), "the first matching field");
+        assert_eq!(
+            holder_pid("a:pid=x:pid=7"),
+            Some(7),
+            "the first matching field"
+        );
         assert_eq!(holder_pid("pid=5\n"), Some(5), "`$` before a final newline");
         assert_eq!(holder_pid("xpid=12"), None, "not at a field start");
-        assert_eq!(holder_pid("pid=12x"), None, "not followed by `:` or the end");
+        assert_eq!(
+            holder_pid("pid=12x"),
+            None,
+            "not followed by `:` or the end"
+        );
         assert_eq!(holder_pid("pid="), None);
         assert_eq!(holder_pid("pid=-1"), None);
         assert_eq!(holder_pid("pid=99999999999"), None, "too large: doubt");
