@@ -17,6 +17,7 @@ pub mod fts;
 pub mod history;
 pub mod legacy;
 pub mod open;
+pub mod optimize;
 pub mod permissions;
 pub mod reconcile;
 pub mod retry;

@@ -2,7 +2,10 @@
 
 mod coordination;
 mod db;
+mod doctor;
 mod error;
+mod export;
+mod maintenance;
 mod messages;
 pub mod paths;
 mod reads;
@@ -12,7 +15,16 @@ mod titles;
 
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
 pub use db::{CHECKPOINT_EVERY, FTS_OPTIMIZE_EVERY, SessionDb};
+pub use doctor::{
+    BrokenLink, ClearedTitle, CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle,
+    FtsCheck, FtsNote, FtsRebuild, FtsTableCheck, LineageCycle, OrphanedMessages, RepairOptions,
+    RepairReport,
+};
 pub use error::{Error, Result};
+pub use export::{
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportSummary, ImportOptions, ImportReport,
+    SessionExport,
+};
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::search::{ContextMessage, FtsCapabilities, SearchHit, SearchOptions};
@@ -23,5 +35,6 @@ pub use hermes_state_types::{
     self as types, AuxiliaryUsage, Content, ConversationMessage, ErrorKind, Message, NewMessage,
     NewSession, SCHEMA_VERSION, Session, TokenUpdate,
 };
+pub use maintenance::{PruneOptions, PruneReport};
 pub use rusqlite;
 pub use serde_json;

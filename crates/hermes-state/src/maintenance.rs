@@ -1,0 +1,321 @@
+//! Maintenance: pruning old sessions, giving the space back, FTS upkeep and
+//! online backups (`api.md` §11.3–11.4).
+
+use std::path::{Path, PathBuf};
+
+use hermes_state_schema::{SchemaError, retry};
+use rusqlite::Connection;
+
+use crate::db::{SessionDb, existing_fts_tables, now};
+use crate::error::{Error, Result, WriteContext};
+
+/// Which sessions [`SessionDb::prune_sessions`] removes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PruneOptions {
+    /// Only sessions started more than this many days ago; `None` means no
+    /// age bound. Default 90, as the original. Must be finite.
+    pub older_than_days: Option<f64>,
+    /// Only sessions of this source (when `Some` and non-empty).
+    pub source: Option<String>,
+    /// List what would be pruned without writing anything.
+    pub dry_run: bool,
+    /// Where the agent keeps transcripts: after pruning, `<dir>/<id>.json`,
+    /// `<dir>/<id>.jsonl` and `<dir>/request_dump_<id>_*.json` of each pruned
+    /// session are deleted (errors ignored).
+    pub sessions_dir: Option<PathBuf>,
+}
+
+impl Default for PruneOptions {
+    fn default() -> Self {
+        PruneOptions {
+            older_than_days: Some(90.0),
+            source: None,
+            dry_run: false,
+            sessions_dir: None,
+        }
+    }
+}
+
+/// What [`SessionDb::prune_sessions`] removed (or, in a dry run, would remove).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PruneReport {
+    /// Number of sessions.
+    pub count: usize,
+    /// Their ids, oldest start first.
+    pub ids: Vec<String>,
+}
+
+/// Ended sessions started before the cutoff (when given), of the source (when given).
+const PRUNE_CANDIDATES: &str = "SELECT id FROM sessions
+WHERE ended_at IS NOT NULL
+  AND (?1 IS NULL OR started_at < ?1)
+  AND (?2 IS NULL OR source = ?2)
+ORDER BY started_at, id";
+
+impl SessionDb {
+    /// Removes old ended sessions with their messages (`api.md` §11.3).
+    ///
+    /// Only **ended** sessions are candidates. In one write transaction,
+    /// every session whose parent is a candidate is orphaned
+    /// (`parent_session_id = NULL`; children are never deleted by a prune,
+    /// delegate children included, unless they are candidates themselves);
+    /// then each candidate's messages and row are deleted. Usage rows go with
+    /// their session and the FTS indexes follow through the triggers. With
+    /// `dry_run` the candidates are listed and nothing is written.
+    ///
+    /// Errors: a non-finite `older_than_days` is [`crate::ErrorKind::InvalidInput`].
+    pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
+        let cutoff = match options.older_than_days {
+            Some(days) if !days.is_finite() => {
+                return Err(Error::InvalidInput(format!(
+                    "older_than_days must be finite, got {days}"
+                )));
+            }
+            Some(days) => Some(now() - days * 86_400.0),
+            None => None,
+        };
+        let source = options.source.as_deref().filter(|s| !s.is_empty());
+        let ids = if options.dry_run {
+            self.read(|conn| prune_candidates(conn, cutoff, source))?
+        } else {
+            self.write("pruning sessions", |conn| {
+                let ids = prune_candidates(conn, cutoff, source)?;
+                for id in &ids {
+                    conn.prepare_cached(
+                        "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?1",
+                    )
+                    .and_then(|mut stmt| stmt.execute([id]))
+                    .context("orphaning children of pruned sessions")?;
+                }
+                for id in &ids {
+                    conn.prepare_cached("DELETE FROM messages WHERE session_id = ?1")
+                        .and_then(|mut stmt| stmt.execute([id]))
+                        .context("deleting messages of pruned sessions")?;
+                    conn.prepare_cached("DELETE FROM sessions WHERE id = ?1")
+                        .and_then(|mut stmt| stmt.execute([id]))
+                        .context("deleting pruned sessions")?;
+                }
+                Ok(ids)
+            })?
+        };
+        if !options.dry_run
+            && let Some(dir) = &options.sessions_dir
+        {
+            remove_transcripts(dir, &ids);
+        }
+        Ok(PruneReport {
+            count: ids.len(),
+            ids,
+        })
+    }
+
+    /// Gives the space of deleted rows back to the file system (`api.md`
+    /// §11.4): FTS5 `'optimize'` on each existing FTS table, a TRUNCATE
+    /// checkpoint, `VACUUM`, and one more TRUNCATE checkpoint (in WAL mode the
+    /// file only shrinks when the vacuumed pages are checkpointed). Returns the
+    /// number of FTS tables optimised.
+    ///
+    /// `VACUUM` cannot run inside a transaction, so these statements run on
+    /// the handle's connection outside the write path, each retried on lock
+    /// errors with the write path's policy. It rewrites the whole file: it
+    /// needs free disk space of about the file's size and blocks other
+    /// writers while it runs.
+    pub fn vacuum(&self) -> Result<usize> {
+        if self.is_read_only() {
+            return Err(Error::ReadOnly("vacuuming".to_owned()));
+        }
+        let tables = self.read(|conn| Ok(existing_fts_tables(conn)))?;
+        for table in &tables {
+            self.maintenance_statement(
+                "optimizing an FTS index",
+                &format!("INSERT INTO {table}({table}) VALUES('optimize')"),
+            )?;
+        }
+        self.maintenance_statement("checkpointing", "PRAGMA wal_checkpoint(TRUNCATE)")?;
+        self.maintenance_statement("vacuuming", "VACUUM")?;
+        self.maintenance_statement("checkpointing", "PRAGMA wal_checkpoint(TRUNCATE)")?;
+        Ok(tables.len())
+    }
+
+    /// FTS5 `'optimize'` (merge the index segments) on each existing FTS
+    /// table, in one write transaction; returns how many.
+    pub fn optimize_fts(&self) -> Result<usize> {
+        self.fts_command("optimizing the FTS indexes", "optimize")
+    }
+
+    /// FTS5 `'rebuild'` (re-index from the messages) of each existing FTS
+    /// table, in one write transaction; returns how many.
+    pub fn rebuild_fts(&self) -> Result<usize> {
+        self.fts_command("rebuilding the FTS indexes", "rebuild")
+    }
+
+    /// Writes a consistent copy of the live store to `target`, a file that
+    /// must not exist yet ([`crate::ErrorKind::InvalidInput`] otherwise).
+    ///
+    /// The copy is made with `VACUUM INTO` on a dedicated read-only
+    /// connection: it is one read snapshot, so it is consistent while this
+    /// handle, other handles or other processes keep writing, and the handle
+    /// is not blocked meanwhile. The copy is compact (no free pages), in
+    /// rollback-journal mode until a store opens it, and private (0600 from
+    /// its creation on). On failure the partial copy is removed.
+    pub fn backup_to(&self, target: impl AsRef<Path>) -> Result<()> {
+        self.read(|_| Ok(()))?;
+        let target = std::path::absolute(target.as_ref())
+            .map_err(|source| io_error(target.as_ref(), source))?;
+        // An absolute path never starts with `file:`, so SQLite cannot take it for a URI.
+        let target_text = target.to_str().ok_or_else(|| {
+            Error::InvalidInput(format!(
+                "backup path {} is not valid UTF-8",
+                target.display()
+            ))
+        })?;
+        create_private_file(&target)?;
+        let result = self.copy_into(&target, target_text);
+        if result.is_err() {
+            let _ = std::fs::remove_file(&target);
+        }
+        result
+    }
+
+    fn copy_into(&self, target: &Path, target_text: &str) -> Result<()> {
+        let conn = hermes_state_schema::open_read_only(self.path())?;
+        retry::with_retries(
+            || {
+                // A failed attempt may have left a partial copy; VACUUM INTO
+                // only writes into an empty file.
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(target)
+                    .map_err(|source| io_error(target, source))?;
+                file.set_len(0).map_err(|source| io_error(target, source))?;
+                drop(file);
+                conn.execute("VACUUM INTO ?1", [target_text])
+                    .context("backing up the store")?;
+                Ok(())
+            },
+            Error::kind,
+        )
+        .map_err(|error| gave_up("backing up the store", error))?;
+        drop(conn);
+        hermes_state_schema::permissions::restrict(target)?;
+        Ok(())
+    }
+
+    /// Runs one statement on the handle's connection, outside any
+    /// transaction, retried on lock errors.
+    fn maintenance_statement(&self, what: &str, sql: &str) -> Result<()> {
+        retry::with_retries(
+            || {
+                self.read(|conn| {
+                    let mut stmt = conn.prepare(sql).context(what)?;
+                    let mut rows = stmt.query([]).context(what)?;
+                    while rows.next().context(what)?.is_some() {}
+                    Ok(())
+                })
+            },
+            Error::kind,
+        )
+        .map_err(|error| gave_up(what, error))
+    }
+
+    fn fts_command(&self, what: &str, command: &str) -> Result<usize> {
+        self.write(what, |conn: &Connection| {
+            let tables = existing_fts_tables(conn);
+            for table in &tables {
+                conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('{command}')"))
+                    .context(what)?;
+            }
+            Ok(tables.len())
+        })
+    }
+}
+
+fn prune_candidates(
+    conn: &Connection,
+    cutoff: Option<f64>,
+    source: Option<&str>,
+) -> Result<Vec<String>> {
+    let mut stmt = conn
+        .prepare_cached(PRUNE_CANDIDATES)
+        .context("finding sessions to prune")?;
+    let rows = stmt
+        .query_map(rusqlite::params![cutoff, source], |row| row.get(0))
+        .context("finding sessions to prune")?;
+    rows.collect::<Result<_, _>>()
+        .context("finding sessions to prune")
+}
+
+/// Deletes the transcript files of pruned sessions, as the original:
+/// `<id>.json`, `<id>.jsonl`, `request_dump_<id>_*.json`. Ids holding a path
+/// separator are skipped (they would name files outside `dir`).
+fn remove_transcripts(dir: &Path, ids: &[String]) {
+    let ids: Vec<&String> = ids
+        .iter()
+        .filter(|id| !id.contains(['/', '\\', '\0']))
+        .collect();
+    for id in &ids {
+        let _ = std::fs::remove_file(dir.join(format!("{id}.json")));
+        let _ = std::fs::remove_file(dir.join(format!("{id}.jsonl")));
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name
+            .strip_prefix("request_dump_")
+            .filter(|rest| rest.ends_with(".json"))
+        else {
+            continue;
+        };
+        if ids.iter().any(|id| {
+            rest.strip_prefix(id.as_str())
+                .is_some_and(|r| r.starts_with('_'))
+        }) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Creates an empty file readable by its owner only; an existing path is refused.
+fn create_private_file(path: &Path) -> Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Err(
+            Error::InvalidInput(format!("backup target {} already exists", path.display())),
+        ),
+        Err(source) => Err(io_error(path, source)),
+    }
+}
+
+fn io_error(path: &Path, source: std::io::Error) -> Error {
+    Error::Schema(SchemaError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// A lock error that outlasted every retry, as the write path reports it.
+fn gave_up(what: &str, error: Error) -> Error {
+    match error {
+        Error::Sqlite { source, .. }
+            if hermes_state_schema::sqlite_error_kind(&source)
+                == hermes_state_types::ErrorKind::Busy =>
+        {
+            Error::Busy {
+                context: what.to_owned(),
+                attempts: retry::MAX_ATTEMPTS,
+                source,
+            }
+        }
+        other => other,
+    }
+}
