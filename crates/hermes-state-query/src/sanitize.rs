@@ -77,8 +77,8 @@ pub fn is_python_whitespace(c: char) -> bool {
 /// [`char::is_alphanumeric`] (the `Alphabetic` property plus `N*`) is the
 /// same set except for the `Other_Alphabetic` marks and symbols (U+0345,
 /// Devanagari vowel signs, circled letters Ⓐ…) and for characters newer
-/// than CPython 3.11's Unicode 14.0; those are listed in
-/// [`PY_ALNUM_EXCEPTIONS`], so this matches CPython 3.11 on every code
+/// than CPython 3.11's Unicode 14.0; those are listed in a generated
+/// table (`PY_ALNUM_EXCEPTIONS`), so this matches CPython 3.11 on every code
 /// point.
 pub fn is_python_word_char(c: char) -> bool {
     if c.is_ascii() {
@@ -128,7 +128,8 @@ fn py_trim(s: &str) -> &str {
 /// The result may be empty (search then returns `[]` without asking FTS5),
 /// and it may still be rejected by FTS5 (`50%`, `-foo`, `NOT NOT x` → `NOT
 /// x`); [`is_valid_fts5_syntax`] predicts that. Never panics; linear in the
-/// input except for the placeholder restore (see [`MAX_RESTORED_BYTES`]).
+/// input except for the placeholder restore, which is bounded (see
+/// `MAX_RESTORED_BYTES` in the source).
 pub fn sanitize_fts5_query(query: &str) -> String {
     let truncated = match query.char_indices().nth(MAX_QUERY_CHARS) {
         Some((end, _)) => &query[..end],
@@ -368,7 +369,7 @@ fn restore_quoted_spans(text: String, spans: &[&str]) -> Option<String> {
 /// distance all digits, column filters naming `content`, `tool_name` or
 /// `tool_calls` (ASCII case-insensitive), and the expression depth limit,
 /// which needs to know which phrases the `unicode61` tokenizer turns into
-/// no token at all ([`UNICODE61_TOKEN_CHARS`]). Like SQLite it stops at the
+/// no token at all (a generated table, `UNICODE61_TOKEN_CHARS`). Like SQLite it stops at the
 /// first NUL (the MATCH text is read as a C string), and a query starting
 /// with `*` is one of FTS5's special commands (`*reads`, `*id`).
 ///

@@ -220,6 +220,22 @@ impl SessionDb {
         }
     }
 
+    /// Runs `work` on the connection under the handle's mutex, for
+    /// maintenance that manages its own short transactions (it must not be
+    /// wrapped in one write transaction, e.g. a chunked FTS backfill).
+    pub(crate) fn with_writable_connection<T>(
+        &self,
+        what: &str,
+        work: impl FnOnce(&Connection) -> Result<T>,
+    ) -> Result<T> {
+        if self.read_only {
+            return Err(Error::ReadOnly(what.to_owned()));
+        }
+        let guard = self.lock()?;
+        let conn = guard.as_ref().ok_or(Error::Closed)?;
+        work(conn)
+    }
+
     /// Takes the handle's single FTS repair: true the first time only.
     pub(crate) fn claim_fts_repair(&self) -> bool {
         !self.fts_repair_tried.swap(true, Ordering::SeqCst)
@@ -233,6 +249,18 @@ impl SessionDb {
             for table in existing_fts_tables(conn) {
                 hermes_state_schema::fts::rebuild(conn, table)?;
             }
+            // A full rebuild completes any pending gated backfill: its markers
+            // must go, or the triggers would stay gated (`schema-v23.md` §8).
+            conn.execute(
+                "DELETE FROM state_meta WHERE key IN (?1, ?2, ?3, ?4)",
+                [
+                    hermes_state_schema::fts::REBUILD_HIGH_WATER_KEY,
+                    hermes_state_schema::fts::REBUILD_PROGRESS_KEY,
+                    hermes_state_schema::fts::CJK_HIGH_WATER_KEY,
+                    hermes_state_schema::fts::CJK_PROGRESS_KEY,
+                ],
+            )
+            .map_err(|e| Error::sqlite("clearing FTS rebuild markers", e))?;
             Ok(())
         })
     }

@@ -5,6 +5,7 @@ mod db;
 mod doctor;
 mod error;
 mod export;
+mod fts;
 mod maintenance;
 mod messages;
 pub mod paths;
