@@ -13,8 +13,8 @@ mod content;
 mod error_kind;
 mod message;
 pub mod pyjson;
-pub mod text;
 mod session;
+pub mod text;
 
 pub use content::Content;
 pub use error_kind::ErrorKind;

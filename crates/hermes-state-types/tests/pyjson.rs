@@ -4,7 +4,9 @@
 //! (`json.dumps(json.loads(input))`), except where a test says serde_json reads
 //! the input differently from Python.
 
-use hermes_state_types::pyjson::{float_repr, is_truthy, to_string};
+use hermes_state_types::pyjson::{
+    Reserialized, TopLevel, TopLevel as T, float_repr, is_truthy, reserialize, to_string,
+};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -275,5 +277,242 @@ proptest! {
         prop_assert_eq!(text.parse::<f64>().map(f64::to_bits), Ok(bits), "{}", text);
         // A float always looks like one: a fractional part or an exponent.
         prop_assert!(text.contains('.') || text.contains('e'), "{}", text);
+    }
+}
+
+/// `json.dumps` text, type and truthiness of what `json.loads` read.
+type Expected = (&'static str, TopLevel, bool);
+
+/// (text, CPython 3.11's `json.dumps(json.loads(text))` with the type and
+/// `bool()` of the loaded value, or `None` where `json.loads` raises).
+const RESERIALIZE_CASES: &[(&str, Option<Expected>)] = &[
+    ("[1,2]", Some(("[1, 2]", T::Array { len: 2 }, true))),
+    (
+        " \t\n\r{\"a\":[1,{\"b\":null}]} \r\n",
+        Some((r#"{"a": [1, {"b": null}]}"#, T::Object, true)),
+    ),
+    ("[]", Some(("[]", T::Array { len: 0 }, false))),
+    ("{}", Some(("{}", T::Object, false))),
+    ("[ ]", Some(("[]", T::Array { len: 0 }, false))),
+    ("{ }", Some(("{}", T::Object, false))),
+    (
+        "[true,false,null]",
+        Some(("[true, false, null]", T::Array { len: 3 }, true)),
+    ),
+    (
+        r#"{"a":1,"b":3,"a":2}"#,
+        Some((r#"{"a": 2, "b": 3}"#, T::Object, true)),
+    ),
+    (
+        r#"{"a":1,"\u0061":2}"#,
+        Some((r#"{"a": 2}"#, T::Object, true)),
+    ),
+    (
+        "{\"\\ud83d\\ude00\":1,\"\u{1f600}\":2}",
+        Some((r#"{"\ud83d\ude00": 2}"#, T::Object, true)),
+    ),
+    (
+        r#"{"x":{"y":1},"x":[]}"#,
+        Some((r#"{"x": []}"#, T::Object, true)),
+    ),
+    ("0", Some(("0", T::Number, false))),
+    ("-0", Some(("0", T::Number, false))),
+    ("[-0]", Some(("[0]", T::Array { len: 1 }, true))),
+    (
+        "123456789012345678901234567890",
+        Some(("123456789012345678901234567890", T::Number, true)),
+    ),
+    (
+        "-18446744073709551616",
+        Some(("-18446744073709551616", T::Number, true)),
+    ),
+    (
+        "9007199254740993",
+        Some(("9007199254740993", T::Number, true)),
+    ),
+    (
+        "[18446744073709551616]",
+        Some(("[18446744073709551616]", T::Array { len: 1 }, true)),
+    ),
+    ("0.0", Some(("0.0", T::Number, false))),
+    ("-0.0", Some(("-0.0", T::Number, false))),
+    ("-0e5", Some(("-0.0", T::Number, false))),
+    ("1E2", Some(("100.0", T::Number, true))),
+    ("1.10", Some(("1.1", T::Number, true))),
+    ("1e-5", Some(("1e-05", T::Number, true))),
+    ("1e16", Some(("1e+16", T::Number, true))),
+    ("1.0e+15", Some(("1000000000000000.0", T::Number, true))),
+    ("1e400", Some(("Infinity", T::Number, true))),
+    ("-1e400", Some(("-Infinity", T::Number, true))),
+    ("1e-400", Some(("0.0", T::Number, false))),
+    ("-1e-400", Some(("-0.0", T::Number, false))),
+    ("2e-324", Some(("0.0", T::Number, false))),
+    ("3e-324", Some(("5e-324", T::Number, true))),
+    (
+        "1e99999999999999999999",
+        Some(("Infinity", T::Number, true)),
+    ),
+    (
+        "570724280910275.25",
+        Some(("570724280910275.2", T::Number, true)),
+    ),
+    (
+        "0.1000000000000000055511151231257827",
+        Some(("0.1", T::Number, true)),
+    ),
+    (
+        "123456789012345678901234567890.5",
+        Some(("1.2345678901234568e+29", T::Number, true)),
+    ),
+    ("NaN", Some(("NaN", T::Number, true))),
+    ("Infinity", Some(("Infinity", T::Number, true))),
+    ("-Infinity", Some(("-Infinity", T::Number, true))),
+    (
+        "[NaN, Infinity, -Infinity]",
+        Some(("[NaN, Infinity, -Infinity]", T::Array { len: 3 }, true)),
+    ),
+    (r#""""#, Some((r#""""#, T::String, false))),
+    (r#""abc""#, Some((r#""abc""#, T::String, true))),
+    (
+        "\"\u{e9}\u{1f600}\"",
+        Some((r#""\u00e9\ud83d\ude00""#, T::String, true)),
+    ),
+    (
+        r#""\u00E9\uD83D\uDE00""#,
+        Some((r#""\u00e9\ud83d\ude00""#, T::String, true)),
+    ),
+    (r#""\ud83d""#, Some((r#""\ud83d""#, T::String, true))),
+    (r#""a\udc00b""#, Some((r#""a\udc00b""#, T::String, true))),
+    (
+        r#""\ude00\ud83d""#,
+        Some((r#""\ude00\ud83d""#, T::String, true)),
+    ),
+    (r#""\ud83d\u0041""#, Some((r#""\ud83dA""#, T::String, true))),
+    (
+        r#""\"\\\/\b\f\n\r\t""#,
+        Some((r#""\"\\/\b\f\n\r\t""#, T::String, true)),
+    ),
+    (
+        r#""\u0000\u001f\u007f""#,
+        Some((r#""\u0000\u001f\u007f""#, T::String, true)),
+    ),
+    (
+        "\"\u{7f}\u{2028}\u{feff}\"",
+        Some((r#""\u007f\u2028\ufeff""#, T::String, true)),
+    ),
+    (r#""/""#, Some((r#""/""#, T::String, true))),
+    ("", None),
+    (" ", None),
+    ("nan", None),
+    ("inf", None),
+    ("-NaN", None),
+    ("+1", None),
+    ("01", None),
+    ("-", None),
+    ("1.", None),
+    (".5", None),
+    ("1e", None),
+    ("1e+", None),
+    ("[1,]", None),
+    (r#"{"a":1,}"#, None),
+    ("{a:1}", None),
+    ("{'a':1}", None),
+    ("[1] x", None),
+    ("[] []", None),
+    ("\u{feff}[]", None),
+    ("\u{c}[]", None),
+    ("\u{a0}[]", None),
+    ("\"\t\"", None),
+    ("\"\0\"", None),
+    (r#""\x""#, None),
+    (r#""\u12""#, None),
+    (r#""\ud83d\uzzzz""#, None),
+    (r#""abc"#, None),
+    ("[1", None),
+    (r#"{"a"}"#, None),
+    ("True", None),
+    ("nul", None),
+];
+
+#[test]
+fn reserialize_matches_python() {
+    for &(input, expected) in RESERIALIZE_CASES {
+        let expected = expected.map(|(text, kind, truthy)| Reserialized {
+            text: text.to_owned(),
+            kind,
+            truthy,
+        });
+        assert_eq!(reserialize(input), expected, "input {input:?}");
+    }
+}
+
+/// Python's `int()` refuses decimal text of more than 4300 digits
+/// (`sys.get_int_max_str_digits()`), so `json.loads` raises `ValueError`;
+/// a float literal has no such limit.
+#[test]
+fn reserialize_integer_digit_limit() {
+    let digits = |n: usize| "7".repeat(n);
+    for text in [digits(4300), format!("-{}", digits(4300))] {
+        let r = reserialize(&text).expect("4300 digits are fine");
+        assert_eq!(r.text, text);
+    }
+    assert_eq!(reserialize(&digits(4301)), None);
+    assert_eq!(reserialize(&format!("[-{}]", digits(4301))), None);
+    assert_eq!(
+        reserialize(&format!("{}.0", digits(4301))).map(|r| r.text),
+        Some("Infinity".to_owned())
+    );
+}
+
+/// CPython raises `RecursionError` near 1000 nested containers; the limit
+/// here is exactly 1000, and deeper input must not overflow the stack.
+#[test]
+fn reserialize_nesting_limit() {
+    let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let ok = reserialize(&nested(1000)).expect("1000 levels");
+    assert_eq!(ok.text, nested(1000));
+    assert_eq!(ok.kind, TopLevel::Array { len: 1 });
+    assert_eq!(reserialize(&nested(1001)), None);
+    let objects = |n: usize| format!("{}0{}", r#"{"k": "#.repeat(n), "}".repeat(n));
+    assert_eq!(
+        reserialize(&objects(1000)).map(|r| r.text),
+        Some(objects(1000))
+    );
+    assert_eq!(reserialize(&objects(1001)), None);
+    assert_eq!(reserialize(&nested(1_000_000)), None);
+    assert_eq!(reserialize(&"[".repeat(1_000_000)), None);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Text serde_json writes is read by Python exactly as serde_json read
+    /// it, so transcoding it gives what `to_string` writes for the value.
+    #[test]
+    fn reserialize_agrees_with_to_string(value in arbitrary_json()) {
+        let reserialized = reserialize(&serde_json::to_string(&value).expect("serialisable"));
+        prop_assert!(reserialized.is_some());
+        let reserialized = reserialized.expect("checked");
+        prop_assert_eq!(&reserialized.text, &to_string(&value));
+        prop_assert_eq!(reserialized.truthy, is_truthy(&value));
+        let kind = match &value {
+            Value::Null => TopLevel::Null,
+            Value::Bool(_) => TopLevel::Bool,
+            Value::Number(_) => TopLevel::Number,
+            Value::String(_) => TopLevel::String,
+            Value::Array(items) => TopLevel::Array { len: items.len() },
+            Value::Object(_) => TopLevel::Object,
+        };
+        prop_assert_eq!(reserialized.kind, kind);
+    }
+
+    /// Any text at all: no panic, and what comes out is ASCII and reads back
+    /// to the same text.
+    #[test]
+    fn reserialize_is_idempotent(text in r#"[\[\]{}",:0-9eE.+\-a-zINfty \\é😀]{0,40}"#) {
+        if let Some(r) = reserialize(&text) {
+            prop_assert!(r.text.is_ascii());
+            prop_assert_eq!(reserialize(&r.text), Some(r));
+        }
     }
 }

@@ -144,9 +144,12 @@ impl SessionDb {
     }
 
     /// FTS5 `'rebuild'` (re-index from the messages) of each existing FTS
-    /// table, in one write transaction; returns how many.
+    /// table, in one write transaction, clearing any pending gated-backfill
+    /// markers (the rebuild completes it); returns how many tables.
     pub fn rebuild_fts(&self) -> Result<usize> {
-        self.fts_command("rebuilding the FTS indexes", "rebuild")
+        let tables = self.read(|conn| Ok(existing_fts_tables(conn)))?;
+        self.rebuild_fts_indexes()?;
+        Ok(tables.len())
     }
 
     /// Writes a consistent copy of the live store to `target`, a file that

@@ -233,21 +233,16 @@ struct EncodedMessage {
 
 impl EncodedMessage {
     fn new(message: &NewMessage) -> Self {
-        let calls = message.tool_calls.as_ref().and_then(parse_tool_calls);
-        let tool_call_count = match &calls {
-            None => 0,
-            Some(Value::Array(list)) => list.len() as i64,
-            Some(_) => 1,
-        };
+        let (tool_calls, tool_call_count) = message
+            .tool_calls
+            .as_ref()
+            .map_or((None, 0), encode_tool_calls);
         EncodedMessage {
             content: message
                 .content
                 .as_ref()
                 .map_or(SqlValue::Null, encode_content),
-            tool_calls: calls
-                .as_ref()
-                .filter(|v| pyjson::is_truthy(v))
-                .map(pyjson::to_string),
+            tool_calls,
             tool_call_count,
             reasoning_details: truthy_json(&message.reasoning_details),
             codex_reasoning_items: truthy_json(&message.codex_reasoning_items),
@@ -257,16 +252,40 @@ impl EncodedMessage {
     }
 }
 
-/// The original parses a string given as tool calls (invalid JSON → `[]`);
-/// a JSON `null` means no calls.
-fn parse_tool_calls(value: &Value) -> Option<Value> {
-    let parsed = match value {
+/// The stored `tool_calls` text (NULL unless truthy) and the number of calls
+/// (a list counts its entries, any other non-null value one; a JSON `null`
+/// means no calls).
+///
+/// The original parses a string given as tool calls with `json.loads`
+/// (invalid JSON → `[]`) and writes it back with `json.dumps`; that is done
+/// text to text by [`pyjson::reserialize`], which keeps what a [`Value`]
+/// cannot (integers beyond 64 bits, `-0` as `0`, `NaN` and `Infinity`,
+/// escaped lone surrogates).
+fn encode_tool_calls(value: &Value) -> (Option<String>, i64) {
+    match value {
+        Value::Null => (None, 0),
         Value::String(text) => {
-            serde_json::from_str(text).unwrap_or_else(|_| Value::Array(Vec::new()))
+            let Some(parsed) = pyjson::reserialize(text) else {
+                return (None, 0);
+            };
+            let count = match parsed.kind {
+                pyjson::TopLevel::Null => return (None, 0),
+                pyjson::TopLevel::Array { len } => len as i64,
+                _ => 1,
+            };
+            (parsed.truthy.then_some(parsed.text), count)
         }
-        other => other.clone(),
-    };
-    (!parsed.is_null()).then_some(parsed)
+        calls => {
+            let count = match calls {
+                Value::Array(list) => list.len() as i64,
+                _ => 1,
+            };
+            (
+                pyjson::is_truthy(calls).then(|| pyjson::to_string(calls)),
+                count,
+            )
+        }
+    }
 }
 
 fn truthy_json(value: &Option<Value>) -> Option<String> {

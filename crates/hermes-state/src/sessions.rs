@@ -230,7 +230,11 @@ impl SessionDb {
 /// looking the session up first) saves a query per write and matches the
 /// original exactly: e.g. re-creating a session whose stored parent is kept
 /// by the upsert succeeds even if the parent given now does not exist.
-pub(crate) fn foreign_key_to_not_found(error: rusqlite::Error, session_id: &str, what: &str) -> Error {
+pub(crate) fn foreign_key_to_not_found(
+    error: rusqlite::Error,
+    session_id: &str,
+    what: &str,
+) -> Error {
     let is_foreign_key = matches!(
         &error,
         rusqlite::Error::SqliteFailure(failure, _)

@@ -27,21 +27,31 @@ const COUNT: &str = "HERMES_STATE_RELIABILITY_COUNT";
 #[test]
 #[ignore = "a child process of the reliability tests"]
 fn child() {
-    let (Ok(role), Ok(path)) = (std::env::var(ROLE), std::env::var(DB)) else { return };
+    let (Ok(role), Ok(path)) = (std::env::var(ROLE), std::env::var(DB)) else {
+        return;
+    };
     let session = std::env::var(SESSION).unwrap_or_default();
-    let count: usize = std::env::var(COUNT).ok().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let count: usize = std::env::var(COUNT)
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
     let db = SessionDb::open(&path).expect("child open");
     match role.as_str() {
         "writer" => {
-            db.create_session(&NewSession::new(&session, "cli")).expect("create");
+            db.create_session(&NewSession::new(&session, "cli"))
+                .expect("create");
             let mut i = 0;
             while count == 0 || i < count {
                 let message = if i % 2 == 0 {
-                    NewMessage::new(&session, "user").content(format!("{session} storm message {i} docker"))
+                    NewMessage::new(&session, "user")
+                        .content(format!("{session} storm message {i} docker"))
                 } else {
-                    NewMessage::new(&session, "assistant").tool_calls(json!([{"id": format!("c{i}")}]))
+                    NewMessage::new(&session, "assistant")
+                        .tool_calls(json!([{"id": format!("c{i}")}]))
                 };
-                let id = db.append_message(&message).expect("append within the retry budget");
+                let id = db
+                    .append_message(&message)
+                    .expect("append within the retry budget");
                 println!("ACK {id}");
                 i += 1;
             }
@@ -50,17 +60,22 @@ fn child() {
             let started = Instant::now();
             let mut searches = 0;
             while started.elapsed() < Duration::from_secs(count as u64) {
-                db.search_messages("docker", &SearchOptions::default()).expect("search during the storm");
-                db.search_messages("数据", &SearchOptions::default()).expect("search during the storm");
+                db.search_messages("docker", &SearchOptions::default())
+                    .expect("search during the storm");
+                db.search_messages("数据", &SearchOptions::default())
+                    .expect("search during the storm");
                 searches += 1;
             }
             println!("SEARCHES {searches}");
         }
         "filler" => {
-            db.create_session(&NewSession::new(&session, "cli")).expect("create");
+            db.create_session(&NewSession::new(&session, "cli"))
+                .expect("create");
             let big = "x".repeat(1 << 20);
             for i in 0.. {
-                match db.append_message(&NewMessage::new(&session, "user").content(format!("{i} {big}"))) {
+                match db.append_message(
+                    &NewMessage::new(&session, "user").content(format!("{i} {big}")),
+                ) {
                     Ok(id) => println!("ACK {id}"),
                     Err(error) => {
                         println!("FAILED {:?} {error}", error.kind());
@@ -75,7 +90,13 @@ fn child() {
 
 fn spawn_child(role: &str, path: &Path, session: &str, count: usize) -> Child {
     Command::new(std::env::current_exe().expect("test binary"))
-        .args(["child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(ROLE, role)
         .env(DB, path)
         .env(SESSION, session)
@@ -119,7 +140,11 @@ fn assert_store_consistent(path: &Path) {
 
 fn stored_ids(path: &Path, session: &str) -> Vec<i64> {
     let db = SessionDb::open(path).expect("open");
-    db.get_messages(session).expect("messages").into_iter().map(|m| m.id).collect()
+    db.get_messages(session)
+        .expect("messages")
+        .into_iter()
+        .map(|m| m.id)
+        .collect()
 }
 
 fn storm(writers: usize, per_writer: usize) {
@@ -144,14 +169,26 @@ fn storm(writers: usize, per_writer: usize) {
             String::from_utf8_lossy(&output.stderr)
         );
         let ids = acks(&stdout);
-        assert_eq!(ids.len(), per_writer, "writer {session} acknowledged every append");
+        assert_eq!(
+            ids.len(),
+            per_writer,
+            "writer {session} acknowledged every append"
+        );
         acknowledged.insert(session, ids);
     }
     let output = reader.wait_with_output().expect("reader");
-    assert!(output.status.success(), "reader failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "reader failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 
     for (session, ids) in &acknowledged {
-        assert_eq!(&stored_ids(&path, session), ids, "every acknowledged message of {session}");
+        assert_eq!(
+            &stored_ids(&path, session),
+            ids,
+            "every acknowledged message of {session}"
+        );
         let db = SessionDb::open(&path).expect("open");
         let row = db.get_session(session).expect("read").expect("session");
         assert_eq!(row.message_count, Some(per_writer as i64));
@@ -196,7 +233,10 @@ fn kill_storm(rounds: usize) {
         acknowledged.extend(seen);
         let stored = stored_ids(&path, "victim");
         for id in &acknowledged {
-            assert!(stored.contains(id), "round {round}: acknowledged message {id} lost");
+            assert!(
+                stored.contains(id),
+                "round {round}: acknowledged message {id} lost"
+            );
         }
         assert_store_consistent(&path);
     }
@@ -236,11 +276,25 @@ fn a_full_disk_gives_a_typed_error_and_keeps_the_store_intact() {
         .output()
         .expect("run filler");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "the filler crashed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
-    let failure = stdout.lines().find(|l| l.contains("FAILED ")).expect("a write failed");
-    assert!(failure.contains("Io") || failure.contains("Other"), "typed error: {failure}");
+    assert!(
+        output.status.success(),
+        "the filler crashed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let failure = stdout
+        .lines()
+        .find(|l| l.contains("FAILED "))
+        .expect("a write failed");
+    assert!(
+        failure.contains("Io") || failure.contains("Other"),
+        "typed error: {failure}"
+    );
     let acked = acks(&stdout);
-    assert!(acked.len() > 10, "some writes succeeded before the disk filled: {}", acked.len());
+    assert!(
+        acked.len() > 10,
+        "some writes succeeded before the disk filled: {}",
+        acked.len()
+    );
     let stored = stored_ids(&path, "full");
     assert_eq!(stored, acked, "exactly the acknowledged messages are there");
     assert_store_consistent(&path);
@@ -261,29 +315,58 @@ fn bad_values_round_trip_or_are_refused() {
     ];
     for (i, text) in nasty.iter().enumerate() {
         let id = format!("{text}#{i}");
-        db.create_session(&NewSession::new(&id, *text).model(*text).cwd(*text).user_id(*text)).expect("create");
+        db.create_session(
+            &NewSession::new(&id, *text)
+                .model(*text)
+                .cwd(*text)
+                .user_id(*text),
+        )
+        .expect("create");
         let row = db.get_session(&id).expect("read").expect("exists");
-        assert_eq!((row.source.as_str(), row.model.as_deref(), row.cwd.as_deref()), (*text, Some(*text), Some(*text)));
-        let message = NewMessage::new(&id, *text).content(*text).tool_result(*text, *text);
+        assert_eq!(
+            (
+                row.source.as_str(),
+                row.model.as_deref(),
+                row.cwd.as_deref()
+            ),
+            (*text, Some(*text), Some(*text))
+        );
+        let message = NewMessage::new(&id, *text)
+            .content(*text)
+            .tool_result(*text, *text);
         let mid = db.append_message(&message).expect("append");
         let stored = &db.get_messages(&id).expect("read")[0];
         assert_eq!(stored.id, mid);
-        assert_eq!(stored.content, Some(hermes_state::Content::Text((*text).to_owned())));
+        assert_eq!(
+            stored.content,
+            Some(hermes_state::Content::Text((*text).to_owned()))
+        );
         assert_eq!(stored.tool_name.as_deref(), Some(*text));
         // Every string as a search query: results or nothing, never an error.
-        db.search_messages(text, &SearchOptions::default()).expect("search never fails on syntax");
+        db.search_messages(text, &SearchOptions::default())
+            .expect("search never fails on syntax");
         let _ = db.set_session_title(&id, Some(text));
         db.end_session(&id, text).expect("end");
     }
     // 10 MB content round-trips.
-    db.create_session(&NewSession::new("big", "cli")).expect("create");
+    db.create_session(&NewSession::new("big", "cli"))
+        .expect("create");
     let big: String = "数据 docker ".repeat(10 * 1024 * 1024 / 14);
-    let id = db.append_message(&NewMessage::new("big", "user").content(big.clone())).expect("10 MB append");
+    let id = db
+        .append_message(&NewMessage::new("big", "user").content(big.clone()))
+        .expect("10 MB append");
     let stored = db.get_messages("big").expect("read");
-    assert_eq!((stored[0].id, stored[0].content.as_ref().and_then(|c| c.as_text())), (id, Some(big.as_str())));
+    assert_eq!(
+        (
+            stored[0].id,
+            stored[0].content.as_ref().and_then(|c| c.as_text())
+        ),
+        (id, Some(big.as_str()))
+    );
     // Huge and negative ids are just strings.
     let huge = "9".repeat(10_000);
-    db.create_session(&NewSession::new(&huge, "cli")).expect("huge id");
+    db.create_session(&NewSession::new(&huge, "cli"))
+        .expect("huge id");
     assert!(db.get_session(&huge).expect("read").is_some());
     // A legacy row with invalid JSON in tool_calls reads as [] instead of failing.
     db.read(|conn| {
@@ -296,11 +379,19 @@ fn bad_values_round_trip_or_are_refused() {
     })
     .expect("raw insert");
     let legacy = db.get_messages("big").expect("read");
-    assert_eq!(legacy.last().and_then(|m| m.tool_calls.clone()), Some(json!([])));
+    assert_eq!(
+        legacy.last().and_then(|m| m.tool_calls.clone()),
+        Some(json!([]))
+    );
     assert!(db.get_messages_as_conversation("big", false).is_ok());
     // Titles over the limit are refused with a typed error.
     let long = "t".repeat(101);
-    assert_eq!(db.set_session_title("big", Some(&long)).expect_err("too long").kind(), ErrorKind::InvalidInput);
+    assert_eq!(
+        db.set_session_title("big", Some(&long))
+            .expect_err("too long")
+            .kind(),
+        ErrorKind::InvalidInput
+    );
 }
 
 #[test]
@@ -310,11 +401,26 @@ fn unusable_paths_give_typed_errors() {
     std::fs::write(&file, b"not a directory").expect("write");
     // A store path under a regular file.
     let error = SessionDb::open(file.join("state.db")).expect_err("under a file");
-    assert!(matches!(error.kind(), ErrorKind::Io | ErrorKind::ReadOnly | ErrorKind::NotFound), "{error:?}");
+    assert!(
+        matches!(
+            error.kind(),
+            ErrorKind::Io | ErrorKind::ReadOnly | ErrorKind::NotFound
+        ),
+        "{error:?}"
+    );
     // A directory where the store should be.
     let error = SessionDb::open(dir.path()).expect_err("a directory");
-    assert!(matches!(error.kind(), ErrorKind::Io | ErrorKind::NotADatabase | ErrorKind::Other), "{error:?}");
+    assert!(
+        matches!(
+            error.kind(),
+            ErrorKind::Io | ErrorKind::NotADatabase | ErrorKind::Other
+        ),
+        "{error:?}"
+    );
     // A missing store, read-only.
     let error = SessionDb::open_read_only(dir.path().join("missing.db")).expect_err("missing");
-    assert!(matches!(error.kind(), ErrorKind::Io | ErrorKind::NotFound), "{error:?}");
+    assert!(
+        matches!(error.kind(), ErrorKind::Io | ErrorKind::NotFound),
+        "{error:?}"
+    );
 }

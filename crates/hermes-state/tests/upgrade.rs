@@ -10,6 +10,9 @@ use hermes_state::rusqlite::types::Value;
 use hermes_state::{SearchOptions, SessionDb};
 use xtask::fixtures::{FixtureManifest, Shape, all_shapes, write_fixture};
 
+/// `session_id, role, content, tool_calls, tool_name` of a stored message.
+type StoredMessage = (String, String, Value, Option<String>, Option<String>);
+
 /// Everything that went wrong with one shape, so one run reports every failure.
 fn check_shape(shape: Shape, dir: &Path) -> Vec<String> {
     let mut problems = Vec::new();
@@ -23,9 +26,15 @@ fn check_shape(shape: Shape, dir: &Path) -> Vec<String> {
         Err(error) => return vec![format!("open failed: {error} ({:?})", error.kind())],
     };
     let expected_version = manifest.schema_version.max(23);
-    let report = db.open_report().cloned().expect("writable handle has a report");
+    let report = db
+        .open_report()
+        .cloned()
+        .expect("writable handle has a report");
     if report.to_version != expected_version {
-        problems.push(format!("to_version {} != {expected_version}", report.to_version));
+        problems.push(format!(
+            "to_version {} != {expected_version}",
+            report.to_version
+        ));
     }
     problems.extend(check_contents(&db, &manifest));
     problems.extend(check_integrity(&db));
@@ -40,11 +49,16 @@ fn check_shape(shape: Shape, dir: &Path) -> Vec<String> {
                 problems.push(format!("second open changed things: {again:?}"));
             }
             let session = &manifest.sessions[0].id;
-            match db.append_message(&hermes_state::NewMessage::new(session, "user").content("after upgrade zebrafish")) {
+            match db.append_message(
+                &hermes_state::NewMessage::new(session, "user").content("after upgrade zebrafish"),
+            ) {
                 Ok(id) => {
-                    let hits = db.search_messages("zebrafish", &SearchOptions::default()).expect("search");
+                    let hits = db
+                        .search_messages("zebrafish", &SearchOptions::default())
+                        .expect("search");
                     if hits.iter().map(|h| h.id).collect::<Vec<_>>() != vec![id] {
-                        problems.push("a message written after the upgrade is not found".to_owned());
+                        problems
+                            .push("a message written after the upgrade is not found".to_owned());
                     }
                 }
                 Err(error) => problems.push(format!("append after upgrade failed: {error}")),
@@ -74,7 +88,10 @@ fn check_contents(db: &SessionDb, manifest: &FixtureManifest) -> Vec<String> {
             && row.input_tokens == Some(seeded.input_tokens)
             && row.output_tokens == Some(seeded.output_tokens);
         if !same {
-            problems.push(format!("session {} changed: {row:?} vs {seeded:?}", seeded.id));
+            problems.push(format!(
+                "session {} changed: {row:?} vs {seeded:?}",
+                seeded.id
+            ));
         }
         if let Some(expected) = &seeded.expected_delegate_from {
             let tag: Option<String> = db
@@ -89,12 +106,15 @@ fn check_contents(db: &SessionDb, manifest: &FixtureManifest) -> Vec<String> {
                 })
                 .expect("read");
             if tag.as_ref() != Some(expected) {
-                problems.push(format!("session {} delegate tag {tag:?} != {expected:?}", seeded.id));
+                problems.push(format!(
+                    "session {} delegate tag {tag:?} != {expected:?}",
+                    seeded.id
+                ));
             }
         }
     }
     for seeded in &manifest.messages {
-        let stored: Option<(String, String, Value, Option<String>, Option<String>)> = db
+        let stored: Option<StoredMessage> = db
             .read(|conn| {
                 Ok(conn
                     .query_row(
@@ -122,17 +142,29 @@ fn check_contents(db: &SessionDb, manifest: &FixtureManifest) -> Vec<String> {
     let (sessions, messages): (i64, i64) = db
         .read(|conn| {
             Ok((
-                conn.query_row("SELECT count(*) FROM sessions", [], |r| r.get(0)).expect("count"),
-                conn.query_row("SELECT count(*) FROM messages", [], |r| r.get(0)).expect("count"),
+                conn.query_row("SELECT count(*) FROM sessions", [], |r| r.get(0))
+                    .expect("count"),
+                conn.query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+                    .expect("count"),
             ))
         })
         .expect("read");
     if sessions != manifest.sessions.len() as i64 || messages != manifest.messages.len() as i64 {
-        problems.push(format!("row counts {sessions}/{messages} differ from the seed"));
+        problems.push(format!(
+            "row counts {sessions}/{messages} differ from the seed"
+        ));
     }
     for seeded in manifest.rows_of("session_model_usage") {
-        let session = seeded.row.iter().find(|(c, _)| c == "session_id").map(|(_, v)| v.clone());
-        let model = seeded.row.iter().find(|(c, _)| c == "model").map(|(_, v)| v.clone());
+        let session = seeded
+            .row
+            .iter()
+            .find(|(c, _)| c == "session_id")
+            .map(|(_, v)| v.clone());
+        let model = seeded
+            .row
+            .iter()
+            .find(|(c, _)| c == "model")
+            .map(|(_, v)| v.clone());
         let found: i64 = db
             .read(|conn| {
                 Ok(conn
@@ -154,17 +186,24 @@ fn check_contents(db: &SessionDb, manifest: &FixtureManifest) -> Vec<String> {
 fn check_integrity(db: &SessionDb) -> Vec<String> {
     db.read(|conn| {
         let mut problems = Vec::new();
-        let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("integrity");
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .expect("integrity");
         if ok != "ok" {
             problems.push(format!("integrity_check: {ok}"));
         }
         for table in ["messages_fts", "messages_fts_trigram", "messages_fts_cjk"] {
             let exists: bool = conn
-                .query_row("SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE name = ?1)", [table], |r| r.get(0))
+                .query_row(
+                    "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE name = ?1)",
+                    [table],
+                    |r| r.get(0),
+                )
                 .expect("exists");
             if exists
-                && let Err(error) =
-                    conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('integrity-check')"))
+                && let Err(error) = conn.execute_batch(&format!(
+                    "INSERT INTO {table}({table}) VALUES('integrity-check')"
+                ))
             {
                 problems.push(format!("{table} integrity-check: {error}"));
             }
@@ -177,7 +216,10 @@ fn check_integrity(db: &SessionDb) -> Vec<String> {
 fn check_searches(db: &SessionDb, manifest: &FixtureManifest) -> Vec<String> {
     let mut problems = Vec::new();
     for expectation in &manifest.search {
-        let options = SearchOptions { limit: 100, ..SearchOptions::default() };
+        let options = SearchOptions {
+            limit: 100,
+            ..SearchOptions::default()
+        };
         let mut ids: Vec<i64> = match db.search_messages(expectation.query, &options) {
             Ok(hits) => hits.into_iter().map(|h| h.id).collect(),
             Err(error) => {
@@ -200,12 +242,23 @@ fn check_searches(db: &SessionDb, manifest: &FixtureManifest) -> Vec<String> {
 fn every_historical_shape_upgrades_losslessly() {
     let dir = tempfile::tempdir().expect("tempdir");
     let shapes = all_shapes();
-    assert!(shapes.len() >= 30, "the matrix covers every version: {}", shapes.len());
+    assert!(
+        shapes.len() >= 30,
+        "the matrix covers every version: {}",
+        shapes.len()
+    );
     let failures: Vec<String> = shapes
         .into_iter()
         .flat_map(|shape| {
-            check_shape(shape, dir.path()).into_iter().map(move |problem| format!("{}: {problem}", shape.name()))
+            check_shape(shape, dir.path())
+                .into_iter()
+                .map(move |problem| format!("{}: {problem}", shape.name()))
         })
         .collect();
-    assert!(failures.is_empty(), "{} problems:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} problems:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

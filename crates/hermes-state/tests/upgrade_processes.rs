@@ -19,15 +19,26 @@ const CHILD_DB: &str = "HERMES_STATE_TEST_OPEN_DB";
 #[test]
 #[ignore = "a child process of the upgrade tests"]
 fn opener_child() {
-    let Ok(path) = std::env::var(CHILD_DB) else { return };
+    let Ok(path) = std::env::var(CHILD_DB) else {
+        return;
+    };
     let db = SessionDb::open(&path).expect("child open");
     let report = db.open_report().expect("report");
-    println!("OPENED from={:?} to={}", report.from_version, report.to_version);
+    println!(
+        "OPENED from={:?} to={}",
+        report.from_version, report.to_version
+    );
 }
 
 fn spawn_opener(path: &Path) -> Child {
     Command::new(std::env::current_exe().expect("test binary"))
-        .args(["opener_child", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "opener_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_DB, path)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -51,7 +62,10 @@ fn big_v10_store(path: &Path, extra_messages: usize) -> i64 {
             insert
                 .execute(hermes_state::rusqlite::params![
                     session,
-                    format!("bulk message {i} about kubernetes deployment 数据库 number {}", i * 7),
+                    format!(
+                        "bulk message {i} about kubernetes deployment 数据库 number {}",
+                        i * 7
+                    ),
                     1_800_000_000.0 + i as f64
                 ])
                 .expect("insert");
@@ -68,27 +82,42 @@ fn big_v10_store(path: &Path, extra_messages: usize) -> i64 {
 
 fn stored_version(path: &Path) -> i64 {
     let conn = hermes_state::rusqlite::Connection::open(path).expect("plain open");
-    conn.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).expect("version")
+    conn.query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+        .expect("version")
 }
 
 fn assert_complete(path: &Path, messages: i64) {
     let db = SessionDb::open(path).expect("final open");
     db.read(|conn| {
-        let version: i64 = conn.query_row("SELECT version FROM schema_version", [], |r| r.get(0)).expect("v");
+        let version: i64 = conn
+            .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
+            .expect("v");
         assert_eq!(version, 23);
-        let count: i64 = conn.query_row("SELECT count(*) FROM messages", [], |r| r.get(0)).expect("count");
+        let count: i64 = conn
+            .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+            .expect("count");
         assert_eq!(count, messages, "every message survived");
-        let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("check");
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .expect("check");
         assert_eq!(ok, "ok");
         for table in ["messages_fts", "messages_fts_trigram", "messages_fts_cjk"] {
-            conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('integrity-check')"))
-                .unwrap_or_else(|e| panic!("{table}: {e}"));
+            conn.execute_batch(&format!(
+                "INSERT INTO {table}({table}) VALUES('integrity-check')"
+            ))
+            .unwrap_or_else(|e| panic!("{table}: {e}"));
         }
         Ok(())
     })
     .expect("checks");
-    let options = SearchOptions { limit: 100_000, ..SearchOptions::default() };
-    let bulk = db.search_messages("kubernetes", &options).expect("search").len();
+    let options = SearchOptions {
+        limit: 100_000,
+        ..SearchOptions::default()
+    };
+    let bulk = db
+        .search_messages("kubernetes", &options)
+        .expect("search")
+        .len();
     assert!(bulk >= 1, "the bulk messages are searchable");
 }
 
@@ -111,14 +140,24 @@ fn an_upgrade_killed_at_any_moment_completes_on_the_next_open() {
         let _ = child.wait();
         // Killed or not, the file is either the old one or the upgraded one.
         let version = stored_version(&path);
-        assert!(version == 10 || version == 23, "half-upgraded file: version {version}");
+        assert!(
+            version == 10 || version == 23,
+            "half-upgraded file: version {version}"
+        );
         let conn = hermes_state::rusqlite::Connection::open(&path).expect("plain open");
-        let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("check");
+        let ok: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .expect("check");
         assert_eq!(ok, "ok", "after a kill at {delay_ms} ms");
-        let count: i64 = conn.query_row("SELECT count(*) FROM messages", [], |r| r.get(0)).expect("count");
+        let count: i64 = conn
+            .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+            .expect("count");
         assert_eq!(count, messages, "after a kill at {delay_ms} ms");
     }
-    assert!(interrupted > 0, "no open was interrupted; the upgrade is too fast for this test");
+    assert!(
+        interrupted > 0,
+        "no open was interrupted; the upgrade is too fast for this test"
+    );
     assert_complete(&path, messages);
 }
 
@@ -133,17 +172,33 @@ fn two_processes_opening_an_old_file_upgrade_it_once() {
         .map(|child| {
             let output = child.wait_with_output().expect("wait");
             let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-            assert!(output.status.success(), "opener failed:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+            assert!(
+                output.status.success(),
+                "opener failed:\n{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
             let at = stdout.find("OPENED ").expect("report line");
             stdout[at..].lines().next().unwrap_or_default().to_owned()
         })
         .collect();
-    let upgraded = reports.iter().filter(|r| r.contains("from=Some(10)")).count();
-    let found_done = reports.iter().filter(|r| r.contains("from=Some(23)")).count();
-    assert_eq!((upgraded, found_done), (1, 1), "exactly one process upgraded: {reports:?}");
+    let upgraded = reports
+        .iter()
+        .filter(|r| r.contains("from=Some(10)"))
+        .count();
+    let found_done = reports
+        .iter()
+        .filter(|r| r.contains("from=Some(23)"))
+        .count();
+    assert_eq!(
+        (upgraded, found_done),
+        (1, 1),
+        "exactly one process upgraded: {reports:?}"
+    );
     let history: i64 = hermes_state::rusqlite::Connection::open(&path)
         .expect("plain")
-        .query_row("SELECT count(*) FROM refinery_schema_history", [], |r| r.get(0))
+        .query_row("SELECT count(*) FROM refinery_schema_history", [], |r| {
+            r.get(0)
+        })
         .expect("history");
     assert_eq!(history, 1, "the baseline is recorded once");
     assert_complete(&path, messages);

@@ -614,7 +614,6 @@ fn tool_calls_strings_are_normalised_like_python() {
 /// Python's `json.loads` keeps integers of any size exactly, and §4.2 says
 /// re-serialising keeps "large integers exact".
 #[test]
-#[ignore = "BUG: tool_calls given as a string lose integers beyond u64 (parsed into serde_json::Value as f64)"]
 fn tool_calls_string_keeps_large_integers_exact() {
     tool_calls_from_string(&[
         (
@@ -628,7 +627,6 @@ fn tool_calls_string_keeps_large_integers_exact() {
 
 /// Python reads `-0` as the integer 0 (`json.dumps` → `0`), not as `-0.0`.
 #[test]
-#[ignore = "BUG: tool_calls string `[-0]` is stored as `[-0.0]`; Python stores `[0]`"]
 fn tool_calls_string_minus_zero_integer() {
     tool_calls_from_string(&[("[-0]", Some("[0]"), 1)]);
 }
@@ -637,7 +635,6 @@ fn tool_calls_string_minus_zero_integer() {
 /// `1e400` as `inf`; `json.dumps` writes them back literally (§0.3). The port
 /// treats such strings as invalid JSON: stored NULL and no calls counted.
 #[test]
-#[ignore = "BUG: tool_calls strings with NaN/Infinity/1e400 are treated as invalid JSON (NULL, 0 calls); Python stores them"]
 fn tool_calls_string_non_finite_numbers() {
     tool_calls_from_string(&[
         (
@@ -654,7 +651,6 @@ fn tool_calls_string_non_finite_numbers() {
 /// same escapes. serde_json refuses them, so the port treats the whole string
 /// as invalid JSON: NULL stored and no calls counted.
 #[test]
-#[ignore = "BUG: tool_calls strings with an escaped lone surrogate are treated as invalid JSON (NULL, 0 calls); Python stores them"]
 fn tool_calls_string_lone_surrogate_escape() {
     tool_calls_from_string(&[(
         r#"["\ud83d", {"k": "a\udc00b"}]"#,
