@@ -1,2 +1,59 @@
-//! The `hermes-state` command line (being written).
-fn main() {}
+//! `hermes-state`: inspect and maintain a Hermes Agent session store
+//! (`~/.hermes/state.db`) from the command line. See `docs/CLI.md`.
+//!
+//! Exit codes: 0 success, 1 a failed operation, 2 bad usage. Errors are one
+//! line on stderr: `error: <what>: <detail>; <what to do>`.
+//!
+//! Output goes through `writeln!` on locked handles rather than `println!`,
+//! so a closed pipe (`hermes-state export | head`) ends the program quietly
+//! instead of panicking; the workspace's `print_stdout` / `print_stderr`
+//! lints therefore need no exception here.
+
+mod cli;
+mod commands;
+mod error;
+mod files;
+mod output;
+mod progress;
+mod store;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::cli::Cli;
+use crate::error::CliError;
+use crate::output::Output;
+
+fn main() -> ExitCode {
+    // A panic is a bug, but the user still gets one line, not a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        let detail = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: internal error ({detail}); please report this as a bug of hermes-state"
+        );
+    }));
+
+    // clap prints its own usage errors and exits 2 (0 for --help / --version).
+    let cli = Cli::parse();
+    let out = Output::new(cli.json, cli.quiet, cli.verbose);
+    match commands::run(cli, out) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => report(&error),
+    }
+}
+
+fn report(error: &CliError) -> ExitCode {
+    if error.broken_pipe {
+        return ExitCode::SUCCESS;
+    }
+    let _ = writeln!(std::io::stderr().lock(), "{error}");
+    ExitCode::from(error.code)
+}

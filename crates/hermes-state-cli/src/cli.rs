@@ -1,0 +1,430 @@
+//! The command line, as clap derive types. The spellings of commands and
+//! options here are a contract: scripts call them.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use serde_json::Value;
+
+/// Look inside a Hermes Agent session store (state.db): find a conversation,
+/// read it, export it, trim old sessions, check the file is healthy.
+#[derive(Debug, Parser)]
+#[command(
+    name = "hermes-state",
+    version,
+    propagate_version = true,
+    after_help = "The store is $HERMES_HOME/state.db, else ~/.hermes/state.db, unless --db is given.\n\
+                  New here? `hermes-state --db demo.db demo` creates a sample store to try every command on."
+)]
+pub struct Cli {
+    /// The store to use [default: $HERMES_HOME/state.db, else ~/.hermes/state.db]
+    #[arg(long, global = true, value_name = "PATH")]
+    pub db: Option<PathBuf>,
+
+    /// Machine output: one JSON document (JSON Lines for streams), the library's field names
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Open the store read-only: nothing is created, migrated or written
+    #[arg(long, global = true)]
+    pub read_only: bool,
+
+    /// Print only the results: no confirmations, notes or progress bars
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Say more on stderr (which file was opened, what the open did)
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    pub verbose: u8,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List, read, create, end, delete sessions
+    #[command(subcommand, visible_alias = "session")]
+    Sessions(SessionsCommand),
+    /// Append messages to a session, list its raw message rows
+    #[command(subcommand, visible_alias = "message")]
+    Messages(MessagesCommand),
+    /// Set, read and resolve session titles
+    #[command(subcommand)]
+    Title(TitleCommand),
+    /// Full-text search over every message (FTS5 syntax, CJK and substrings)
+    Search(SearchArgs),
+    /// Token and cost totals per model, and the biggest sessions
+    Stats(StatsArgs),
+    /// Export sessions with their messages (stdout unless --output)
+    Export(ExportArgs),
+    /// Import sessions from an export (JSON array or JSON Lines)
+    Import(ImportArgs),
+    /// Delete ended sessions older than N days (children are kept, orphaned)
+    Prune(PruneArgs),
+    /// Check the file is healthy; --repair fixes what can be fixed
+    Doctor(DoctorArgs),
+    /// Write a consistent copy of the store to PATH (safe while agents run)
+    Backup(BackupArgs),
+    /// Optimise the FTS indexes and compact the file (VACUUM)
+    Vacuum,
+    /// Full-text index upkeep: rebuild it, or convert an old layout
+    #[command(subcommand)]
+    Fts(FtsCommand),
+    /// Bring the store to the current schema version (or show what would change)
+    Migrate(MigrateArgs),
+    /// The schema: version, tables with row counts, FTS layout, journal mode
+    Schema,
+    /// Fill a fresh store with a short realistic sample to try every command on
+    Demo(DemoArgs),
+}
+
+/// `sessions …`
+#[derive(Debug, Subcommand)]
+pub enum SessionsCommand {
+    /// Recent sessions, newest first, with a preview and the last activity
+    #[command(visible_alias = "ls")]
+    List(ListArgs),
+    /// A session's metadata and its conversation (roles, tool calls, reasoning folded)
+    Show(ShowArgs),
+    /// Create a session and print its id
+    Create(CreateArgs),
+    /// End a live session with a reason (the first end wins)
+    End(EndArgs),
+    /// Make an ended session live again
+    Reopen(IdArg),
+    /// Delete a session and its messages (delegate children too; other children are orphaned)
+    #[command(visible_alias = "rm")]
+    Delete(IdArg),
+    /// Delete every message of a session, keeping the session
+    Clear(IdArg),
+    /// The session's ancestors and descendants, as a tree
+    Lineage(IdArg),
+}
+
+/// A session id.
+#[derive(Debug, Args)]
+pub struct IdArg {
+    /// The session id
+    pub id: String,
+}
+
+/// `sessions list`
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only sessions of this source (cli, telegram, discord, …)
+    #[arg(long)]
+    pub source: Option<String>,
+    /// At most this many sessions
+    #[arg(long, default_value_t = 20)]
+    pub limit: u32,
+    /// Skip this many sessions
+    #[arg(long, default_value_t = 0)]
+    pub offset: u32,
+}
+
+/// `sessions show`
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The session id (a title also works when no session has that id)
+    pub id: String,
+    /// Unfold the reasoning of assistant messages
+    #[arg(long)]
+    pub reasoning: bool,
+    /// Do not shorten long tool results and arguments
+    #[arg(long)]
+    pub full: bool,
+    /// Include rewound and compacted (inactive) messages
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// `sessions create`
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// Where the session comes from (cli, telegram, discord, …)
+    #[arg(long)]
+    pub source: String,
+    /// The id [default: a new one, YYYYMMDD_HHMMSS_xxxxxx]
+    #[arg(long)]
+    pub id: Option<String>,
+    /// The model
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The platform user id
+    #[arg(long)]
+    pub user_id: Option<String>,
+    /// The session this one continues (it must exist)
+    #[arg(long, value_name = "ID")]
+    pub parent: Option<String>,
+    /// The working directory
+    #[arg(long)]
+    pub cwd: Option<String>,
+    /// A system prompt snapshot
+    #[arg(long)]
+    pub system_prompt: Option<String>,
+}
+
+/// `sessions end`
+#[derive(Debug, Args)]
+pub struct EndArgs {
+    /// The session id
+    pub id: String,
+    /// Why it ended (user_exit, compression, timeout, …)
+    #[arg(long)]
+    pub reason: String,
+}
+
+/// `messages …`
+#[derive(Debug, Subcommand)]
+pub enum MessagesCommand {
+    /// Append a message to a session and print its id
+    Append(Box<AppendArgs>),
+    /// The raw message rows of a session, in order
+    #[command(visible_alias = "ls")]
+    List(MessagesListArgs),
+}
+
+/// `messages append`
+#[derive(Debug, Args)]
+pub struct AppendArgs {
+    /// The session id
+    pub id: String,
+    /// user, assistant, tool, system, …
+    #[arg(long)]
+    pub role: String,
+    /// The content (else --content-file, else stdin when it is not a terminal)
+    #[arg(long, conflicts_with = "content_file")]
+    pub content: Option<String>,
+    /// Read the content from this file (`-` for stdin)
+    #[arg(long, value_name = "FILE")]
+    pub content_file: Option<PathBuf>,
+    /// The assistant's tool calls, as JSON (an array of {id, type, function})
+    #[arg(long, value_name = "JSON", value_parser = parse_json)]
+    pub tool_calls: Option<Value>,
+    /// The tool's name, on a tool result
+    #[arg(long)]
+    pub tool_name: Option<String>,
+    /// The call a tool result answers
+    #[arg(long)]
+    pub tool_call_id: Option<String>,
+    /// Tokens of the message
+    #[arg(long)]
+    pub token_count: Option<i64>,
+    /// Why generation stopped (stop, tool_calls, length, …)
+    #[arg(long)]
+    pub finish_reason: Option<String>,
+    /// The reasoning text
+    #[arg(long)]
+    pub reasoning: Option<String>,
+}
+
+/// `messages list`
+#[derive(Debug, Args)]
+pub struct MessagesListArgs {
+    /// The session id
+    pub id: String,
+    /// Include rewound and compacted (inactive) messages
+    #[arg(long)]
+    pub all: bool,
+    /// At most this many messages
+    #[arg(long)]
+    pub limit: Option<u32>,
+    /// Skip this many messages
+    #[arg(long, default_value_t = 0)]
+    pub offset: u32,
+}
+
+/// `title …`
+#[derive(Debug, Subcommand)]
+pub enum TitleCommand {
+    /// Set a session's title (unique; an empty TITLE clears it)
+    Set(TitleSetArgs),
+    /// Print a session's title
+    Get(IdArg),
+    /// The session a title names (its newest numbered continuation, else its holder)
+    Resolve(TitleArg),
+    /// The next title of a lineage: X → X #2 → X #3
+    Next(TitleArg),
+}
+
+/// `title set`
+#[derive(Debug, Args)]
+pub struct TitleSetArgs {
+    /// The session id
+    pub id: String,
+    /// The title
+    pub title: String,
+}
+
+/// A title.
+#[derive(Debug, Args)]
+pub struct TitleArg {
+    /// The title
+    pub title: String,
+}
+
+/// How search results are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortOrder {
+    /// Best match first
+    Relevance,
+    /// Newest first
+    Newest,
+    /// Oldest first
+    Oldest,
+}
+
+/// `search`
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// FTS5 syntax: words (all must match), "a phrase", OR, NOT, prefix*; CJK and substrings work too
+    pub query: String,
+    /// Only sessions of this source (repeatable)
+    #[arg(long)]
+    pub source: Vec<String>,
+    /// Not sessions of this source (repeatable)
+    #[arg(long)]
+    pub exclude_source: Vec<String>,
+    /// Only messages of this role (repeatable)
+    #[arg(long)]
+    pub role: Vec<String>,
+    /// At most this many results
+    #[arg(long, default_value_t = 20)]
+    pub limit: u32,
+    /// Skip this many results
+    #[arg(long, default_value_t = 0)]
+    pub offset: u32,
+    /// The order of the results
+    #[arg(long, value_enum, default_value_t = SortOrder::Relevance)]
+    pub sort: SortOrder,
+    /// Also find rewound messages
+    #[arg(long)]
+    pub include_inactive: bool,
+    /// Show the message before and after each hit
+    #[arg(long)]
+    pub context: bool,
+}
+
+/// `stats`
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// How many of the biggest sessions to show
+    #[arg(long, default_value_t = 10)]
+    pub top: u32,
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// One JSON array
+    Json,
+    /// One session per line (JSON Lines)
+    Jsonl,
+}
+
+/// `export`
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Only this session
+    #[arg(long, value_name = "ID", conflicts_with = "source")]
+    pub session: Option<String>,
+    /// Only sessions of this source
+    #[arg(long)]
+    pub source: Option<String>,
+    /// json (one array) or jsonl (one session per line)
+    #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+    pub format: ExportFormat,
+    /// Write to this file instead of stdout
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `import`
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// An export: a JSON array of sessions, one session object, or JSON Lines (`-` for stdin)
+    pub file: PathBuf,
+    /// Replace sessions the store already has (by default they are skipped)
+    #[arg(long)]
+    pub overwrite: bool,
+}
+
+/// `prune`
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// Ended sessions that started more than this many days ago
+    #[arg(long, value_name = "N")]
+    pub older_than_days: u32,
+    /// Only sessions of this source
+    #[arg(long)]
+    pub source: Option<String>,
+    /// Only show what would be deleted
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `doctor`
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Fix what can be fixed (FTS indexes, counters, …)
+    #[arg(long)]
+    pub repair: bool,
+}
+
+/// `backup`
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// Where to write the copy (must not exist)
+    pub path: PathBuf,
+}
+
+/// `fts …`
+#[derive(Debug, Subcommand)]
+pub enum FtsCommand {
+    /// Re-index every message, in short transactions (agents may keep writing meanwhile)
+    Rebuild,
+    /// Convert a legacy (v11–v22) FTS layout to the v23 one and finish pending backfills
+    OptimizeStorage(OptimizeStorageArgs),
+}
+
+/// `fts optimize-storage`
+#[derive(Debug, Args)]
+pub struct OptimizeStorageArgs {
+    /// VACUUM afterwards to give the freed space back
+    #[arg(long)]
+    pub vacuum: bool,
+}
+
+/// `migrate`
+#[derive(Debug, Args)]
+pub struct MigrateArgs {
+    /// Only report what would change; the file is opened read-only
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `demo`
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Add the sample even if the store already has sessions (the sample's own sessions are replaced)
+    #[arg(long)]
+    pub force: bool,
+}
+
+fn parse_json(text: &str) -> Result<Value, String> {
+    serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

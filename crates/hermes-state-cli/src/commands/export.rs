@@ -1,0 +1,580 @@
+//! `export` and `import`.
+//!
+//! Two formats:
+//! * `json`: the original's `export_all` / `export_session` shape (session
+//!   columns, `last_active`, `messages` with the active messages), one JSON
+//!   array, built in memory;
+//! * `jsonl`: the library's versioned, lossless, streaming format (every
+//!   column, inactive messages included), written from one read snapshot.
+//!
+//! `import` reads both: JSONL natively, and a `json` export by converting it
+//! to JSONL first (parents ordered before their children).
+
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+use hermes_state::types::pyjson;
+use hermes_state::{
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ImportOptions, ImportReport, SCHEMA_VERSION,
+};
+use serde_json::{Map, Value, json};
+
+use crate::cli::{ExportArgs, ExportFormat, ImportArgs};
+use crate::commands::query_error;
+use crate::error::{CliError, CliResult};
+use crate::files;
+use crate::output::{count, json_error, write_json_line};
+use crate::progress::Progress;
+use crate::store::{Access, Context};
+
+/// A writer that remembers whether the reader of a pipe went away.
+struct PipeWatch<W> {
+    inner: W,
+    broken: Rc<Cell<bool>>,
+}
+
+impl<W: Write> Write for PipeWatch<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.inner.write(buf).inspect_err(|e| self.note(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush().inspect_err(|e| self.note(e))
+    }
+}
+
+impl<W> PipeWatch<W> {
+    fn note(&self, error: &io::Error) {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            self.broken.set(true);
+        }
+    }
+}
+
+/// Where an export goes: a file (removed again if the export fails) or stdout.
+enum Destination {
+    File(PathBuf),
+    Stdout,
+}
+
+fn open_destination(
+    ctx: &Context,
+    output: Option<&Path>,
+) -> CliResult<(Destination, Box<dyn Write>)> {
+    let Some(path) = output else {
+        return Ok((
+            Destination::Stdout,
+            Box::new(BufWriter::new(io::stdout().lock())),
+        ));
+    };
+    if path == Path::new("-") {
+        return Ok((
+            Destination::Stdout,
+            Box::new(BufWriter::new(io::stdout().lock())),
+        ));
+    }
+    let file = files::create_output(ctx, path)?;
+    Ok((
+        Destination::File(path.to_owned()),
+        Box::new(BufWriter::new(file)),
+    ))
+}
+
+/// `export`
+pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
+    let db = ctx.open(Access::Read)?;
+    if let Some(id) = &args.session {
+        ctx.require_session(&db, id)?;
+    }
+    let (destination, writer) = open_destination(ctx, args.output.as_deref())?;
+    let broken = Rc::new(Cell::new(false));
+    let mut writer = PipeWatch {
+        inner: writer,
+        broken: Rc::clone(&broken),
+    };
+    let result = match args.format {
+        ExportFormat::Jsonl => export_jsonl(ctx, &db, args, &mut writer),
+        ExportFormat::Json => export_json(ctx, &db, args, &mut writer),
+    };
+    let result = result.and_then(|summary| {
+        writer.flush().map_err(|e| CliError::output(&e))?;
+        Ok(summary)
+    });
+    drop(writer);
+    let (sessions, messages) = match result {
+        Ok(summary) => summary,
+        Err(error) => {
+            if let Destination::File(path) = &destination {
+                let _ = std::fs::remove_file(path);
+            }
+            if broken.get() {
+                return Err(CliError::broken_pipe());
+            }
+            return Err(error);
+        }
+    };
+    let format = match args.format {
+        ExportFormat::Json => "json",
+        ExportFormat::Jsonl => "jsonl",
+    };
+    match &destination {
+        Destination::File(path) => {
+            if ctx.out.json {
+                let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                return ctx.out.json(&json!({
+                    "path": path.display().to_string(),
+                    "format": format,
+                    "sessions": sessions,
+                    "messages": messages,
+                    "bytes": bytes,
+                }));
+            }
+            ctx.out.note(format!(
+                "exported {} session(s), {} message(s) to {}",
+                count(sessions as i64),
+                count(messages as i64),
+                path.display()
+            ));
+        }
+        Destination::Stdout => ctx.out.note(format!(
+            "exported {} session(s), {} message(s)",
+            count(sessions as i64),
+            count(messages as i64)
+        )),
+    }
+    Ok(())
+}
+
+fn export_jsonl(
+    ctx: &Context,
+    db: &hermes_state::SessionDb,
+    args: &ExportArgs,
+    writer: &mut dyn Write,
+) -> CliResult<(u64, u64)> {
+    let total = match (&args.session, &args.source) {
+        (Some(id), _) => db.message_count(Some(id)).map_err(|e| ctx.fail(&e))?,
+        (None, Some(source)) => {
+            let source = source.clone();
+            db.read(|conn| {
+                conn.query_row(
+                    "SELECT count(*) FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE source = ?1)",
+                    [source],
+                    |row| row.get(0),
+                )
+                .map_err(|e| query_error("counting messages", e))
+            })
+            .map_err(|e| ctx.fail(&e))?
+        }
+        (None, None) => db.message_count(None).map_err(|e| ctx.fail(&e))?,
+    };
+    let bar = Progress::bar(&ctx.out, total.max(0) as u64, "exporting", "messages");
+    let filter = ExportFilter {
+        source: args.source.clone(),
+        session_ids: args.session.clone().map(|id| vec![id]),
+    };
+    let summary = db
+        .export_jsonl(writer, &filter, |done| bar.set_position(done))
+        .map_err(|e| ctx.fail(&e))?;
+    bar.finish();
+    Ok((summary.sessions, summary.messages))
+}
+
+fn export_json(
+    ctx: &Context,
+    db: &hermes_state::SessionDb,
+    args: &ExportArgs,
+    writer: &mut dyn Write,
+) -> CliResult<(u64, u64)> {
+    let spinner = Progress::spinner(&ctx.out, "exporting");
+    let exports = match &args.session {
+        Some(id) => db
+            .export_session(id)
+            .map_err(|e| ctx.fail(&e))?
+            .into_iter()
+            .collect(),
+        None => db
+            .export_all(args.source.as_deref())
+            .map_err(|e| ctx.fail(&e))?,
+    };
+    spinner.finish();
+    let messages: usize = exports.iter().map(|e| e.messages.len()).sum();
+    let values: Vec<Value> = exports.iter().map(|e| e.to_value()).collect();
+    let document = Value::Array(values);
+    let written = if ctx.out.stdout_tty && args.output.is_none() {
+        serde_json::to_writer_pretty(&mut *writer, &document)
+    } else {
+        serde_json::to_writer(&mut *writer, &document)
+    };
+    written.map_err(json_error)?;
+    writer.write_all(b"\n")?;
+    Ok((exports.len() as u64, messages as u64))
+}
+
+/// A reader that moves a progress bar by the bytes read.
+struct Counted<R> {
+    inner: R,
+    bar: Rc<Progress>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.bar.inc_by(n as u64);
+        Ok(n)
+    }
+}
+
+/// What an import reads: the JSONL stream itself, or a `json` export converted to JSONL.
+enum ImportSource {
+    Jsonl(Box<dyn BufRead>),
+    Converted(Vec<u8>),
+}
+
+/// `import`
+pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
+    let from_stdin = args.file == Path::new("-");
+    let (reader, size): (Box<dyn Read>, Option<u64>) = if from_stdin {
+        (Box::new(io::stdin().lock()), None)
+    } else {
+        let file = files::open_input(ctx, &args.file)?;
+        let meta = file
+            .metadata()
+            .map_err(|e| CliError::io("cannot read", &args.file, &e))?;
+        if meta.is_dir() {
+            return Err(
+                CliError::failed(format!("{} is a directory", args.file.display()))
+                    .hint("import takes a file written by `hermes-state export`"),
+            );
+        }
+        (Box::new(file), Some(meta.len()))
+    };
+    let shown = if from_stdin {
+        "stdin".to_owned()
+    } else {
+        args.file.display().to_string()
+    };
+    let not_an_export = |why: String| {
+        CliError::failed(format!(
+            "import: {shown} is not a hermes-state export: {why}"
+        ))
+        .hint("import reads what `hermes-state export` writes (--format json or jsonl)")
+    };
+    let bar = Rc::new(match size {
+        Some(size) => Progress::bar(&ctx.out, size, "importing", "bytes"),
+        None => Progress::spinner(&ctx.out, "importing"),
+    });
+    let reader = BufReader::new(Counted {
+        inner: reader,
+        bar: Rc::clone(&bar),
+    });
+    // The format is settled before the store is opened, so a wrong file creates nothing.
+    let source = detect_format(reader, &args.file).map_err(|e| match e {
+        Detect::Io(error) => error,
+        Detect::Invalid(why) => not_an_export(why),
+    })?;
+    let db = ctx.open(Access::Create)?;
+    let options = ImportOptions {
+        overwrite_existing: args.overwrite,
+    };
+    let imported = match source {
+        ImportSource::Jsonl(stream) => db.import_jsonl(stream, &options, |_| {}),
+        ImportSource::Converted(lines) => db.import_jsonl(io::Cursor::new(lines), &options, |_| {}),
+    };
+    bar.finish();
+    let report = imported.map_err(|e| {
+        if e.kind() == hermes_state::ErrorKind::InvalidInput {
+            not_an_export(e.to_string())
+        } else {
+            ctx.fail(&e)
+        }
+    })?;
+    print_import_report(ctx, &shown, &report)
+}
+
+enum Detect {
+    Io(CliError),
+    Invalid(String),
+}
+
+/// Tells a JSONL export (its first line is the header) from a `json` one
+/// (an array, or one session object), converting the latter.
+fn detect_format(
+    mut reader: BufReader<impl Read + 'static>,
+    path: &Path,
+) -> Result<ImportSource, Detect> {
+    let first = loop {
+        let buffer = reader
+            .fill_buf()
+            .map_err(|e| Detect::Io(CliError::io("cannot read", path, &e)))?;
+        if buffer.is_empty() {
+            return Err(Detect::Invalid("the file is empty".to_owned()));
+        }
+        let skip = buffer
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        if skip == 0 {
+            break buffer[0];
+        }
+        reader.consume(skip);
+    };
+    if first == b'[' {
+        let document = read_json(&mut reader).map_err(Detect::Invalid)?;
+        return original_to_jsonl(document)
+            .map(ImportSource::Converted)
+            .map_err(Detect::Invalid);
+    }
+    let mut line = String::new();
+    reader
+        .read_line(&mut line)
+        .map_err(|e| Detect::Invalid(e.to_string()))?;
+    let header: Option<Map<String, Value>> = serde_json::from_str(line.trim()).ok();
+    if header
+        .as_ref()
+        .and_then(|h| h.get("format"))
+        .is_some_and(|f| f == EXPORT_FORMAT)
+    {
+        let version = header.as_ref().and_then(|h| h.get("version")).cloned();
+        if version.as_ref().and_then(Value::as_i64) != Some(EXPORT_FORMAT_VERSION) {
+            return Err(Detect::Invalid(format!(
+                "unsupported export version {} (this tool reads version {EXPORT_FORMAT_VERSION})",
+                version.unwrap_or(Value::Null)
+            )));
+        }
+        let stream = io::Cursor::new(line.into_bytes()).chain(reader);
+        return Ok(ImportSource::Jsonl(Box::new(stream)));
+    }
+    let mut rest = line;
+    reader
+        .read_to_string(&mut rest)
+        .map_err(|e| Detect::Invalid(e.to_string()))?;
+    let document: Value =
+        serde_json::from_str(&rest).map_err(|e| Detect::Invalid(e.to_string()))?;
+    original_to_jsonl(document)
+        .map(ImportSource::Converted)
+        .map_err(Detect::Invalid)
+}
+
+fn read_json(reader: &mut impl Read) -> Result<Value, String> {
+    let mut text = String::new();
+    reader
+        .read_to_string(&mut text)
+        .map_err(|e| e.to_string())?;
+    serde_json::from_str(&text).map_err(|e| e.to_string())
+}
+
+/// Converts the original's export shape (an array of session objects, or one)
+/// into the library's JSONL format, parents before children.
+fn original_to_jsonl(document: Value) -> Result<Vec<u8>, String> {
+    let sessions = match document {
+        Value::Array(list) => list,
+        object @ Value::Object(_) => vec![object],
+        _ => return Err("expected a JSON array of sessions".to_owned()),
+    };
+    let mut objects = Vec::with_capacity(sessions.len());
+    for (index, session) in sessions.into_iter().enumerate() {
+        let Value::Object(map) = session else {
+            return Err(format!("item {index} is not a session object"));
+        };
+        if !map.get("id").is_some_and(Value::is_string) {
+            return Err(format!("item {index} has no text \"id\""));
+        }
+        objects.push(map);
+    }
+    let order = parents_first(&objects);
+    let mut out = Vec::new();
+    let header = json!({
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_FORMAT_VERSION,
+        "schema_version": SCHEMA_VERSION,
+    });
+    write_json_line(&mut out, &header).map_err(|e| e.message)?;
+    let mut message_total = 0u64;
+    for index in order {
+        let mut session = objects[index].clone();
+        let messages = session.remove("messages");
+        session.remove("last_active");
+        let id = session.get("id").cloned().unwrap_or(Value::Null);
+        let mut line = Map::new();
+        line.insert("type".to_owned(), "session".into());
+        line.extend(session);
+        write_json_line(&mut out, &Value::Object(line)).map_err(|e| e.message)?;
+        let messages = match messages {
+            Some(Value::Array(list)) => list,
+            None | Some(Value::Null) => Vec::new(),
+            Some(_) => return Err(format!("session {id}: \"messages\" is not an array")),
+        };
+        for message in messages {
+            let Value::Object(mut message) = message else {
+                return Err(format!("session {id}: a message is not an object"));
+            };
+            // `get_messages` parses tool_calls; the store holds them as JSON text.
+            if let Some(calls) = message.get_mut("tool_calls")
+                && (calls.is_array() || calls.is_object())
+            {
+                *calls = Value::String(pyjson::to_string(calls));
+            }
+            message.insert("session_id".to_owned(), id.clone());
+            let mut line = Map::new();
+            line.insert("type".to_owned(), "message".into());
+            line.extend(message);
+            write_json_line(&mut out, &Value::Object(line)).map_err(|e| e.message)?;
+            message_total += 1;
+        }
+    }
+    let end = json!({"type": "end", "sessions": objects.len(), "messages": message_total});
+    write_json_line(&mut out, &end).map_err(|e| e.message)?;
+    Ok(out)
+}
+
+/// Indexes of the sessions with every parent (present in the list) before its children.
+fn parents_first(sessions: &[Map<String, Value>]) -> Vec<usize> {
+    let index: HashMap<&str, usize> = sessions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| s.get("id").and_then(Value::as_str).map(|id| (id, i)))
+        .collect();
+    let mut placed = HashSet::new();
+    let mut order = Vec::with_capacity(sessions.len());
+    for start in 0..sessions.len() {
+        // Walk up to the oldest unplaced ancestor (a cycle stops the walk), then place down.
+        let mut chain = vec![start];
+        let mut seen = HashSet::from([start]);
+        let mut current = start;
+        while let Some(parent) = sessions[current]
+            .get("parent_session_id")
+            .and_then(Value::as_str)
+            .and_then(|p| index.get(p).copied())
+        {
+            if placed.contains(&parent) || !seen.insert(parent) {
+                break;
+            }
+            chain.push(parent);
+            current = parent;
+        }
+        for i in chain.into_iter().rev() {
+            if placed.insert(i) {
+                order.push(i);
+            }
+        }
+    }
+    order
+}
+
+fn print_import_report(ctx: &Context, source: &str, report: &ImportReport) -> CliResult {
+    let out = &ctx.out;
+    if out.json {
+        let conflicts: Vec<Value> = report
+            .title_conflicts
+            .iter()
+            .map(|(id, title)| json!({"session_id": id, "title": title}))
+            .collect();
+        return out.json(&json!({
+            "imported": report.imported,
+            "replaced": report.replaced,
+            "skipped_existing": report.skipped_existing,
+            "messages": report.messages,
+            "renumbered_messages": report.renumbered_messages,
+            "orphaned": report.orphaned,
+            "title_conflicts": conflicts,
+            "dropped_columns": report.dropped_columns,
+        }));
+    }
+    let mut lines = vec![format!(
+        "imported {} session(s), {} message(s) from {source} into {}",
+        count(report.imported as i64),
+        count(report.messages as i64),
+        ctx.path.display()
+    )];
+    if !report.skipped_existing.is_empty() {
+        lines.push(format!(
+            "  skipped {} session(s) the store already has (--overwrite replaces them): {}",
+            report.skipped_existing.len(),
+            list(&report.skipped_existing)
+        ));
+    }
+    if !report.replaced.is_empty() {
+        lines.push(format!(
+            "  replaced {} existing session(s): {}",
+            report.replaced.len(),
+            list(&report.replaced)
+        ));
+    }
+    if report.renumbered_messages > 0 {
+        lines.push(format!(
+            "  {} message(s) got new ids (theirs were taken)",
+            report.renumbered_messages
+        ));
+    }
+    if !report.orphaned.is_empty() {
+        lines.push(format!(
+            "  {} session(s) imported without their missing parent: {}",
+            report.orphaned.len(),
+            list(&report.orphaned)
+        ));
+    }
+    for (id, title) in &report.title_conflicts {
+        lines.push(format!(
+            "  session {id} imported untitled: the title {title:?} is taken"
+        ));
+    }
+    if !report.dropped_columns.is_empty() {
+        lines.push(format!(
+            "  columns this store does not have were dropped: {}",
+            report.dropped_columns.join(", ")
+        ));
+    }
+    if out.quiet {
+        return Ok(());
+    }
+    out.line(lines.join("\n"))
+}
+
+fn list(ids: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut text = ids
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > SHOWN {
+        text.push_str(&format!(", … ({} more)", ids.len() - SHOWN));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parents_come_first_and_cycles_end() {
+        let s = |id: &str, parent: Option<&str>| {
+            let mut map = Map::new();
+            map.insert("id".into(), id.into());
+            map.insert(
+                "parent_session_id".into(),
+                parent.map_or(Value::Null, Into::into),
+            );
+            map
+        };
+        let sessions = vec![
+            s("c", Some("b")),
+            s("b", Some("a")),
+            s("a", None),
+            s("x", Some("y")),
+            s("y", Some("x")),
+        ];
+        let order: Vec<&str> = parents_first(&sessions)
+            .into_iter()
+            .map(|i| sessions[i]["id"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(order.len(), 5);
+        let position = |id: &str| order.iter().position(|o| *o == id).unwrap_or(usize::MAX);
+        assert!(position("a") < position("b") && position("b") < position("c"));
+    }
+}

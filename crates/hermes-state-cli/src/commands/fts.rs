@@ -1,0 +1,174 @@
+//! `fts rebuild` and `fts optimize-storage`: the FTS maintenance of
+//! `hermes_state::schema::optimize`, each step its own short transaction, so
+//! agents writing to the store meanwhile are only briefly held up; a run that
+//! is interrupted continues where it stopped the next time.
+
+use hermes_state::rusqlite::Connection;
+use hermes_state::schema::optimize::{self, FtsIndex, OptimizeProgress, Refusal};
+use hermes_state::schema::{SchemaError, connection};
+use serde_json::json;
+
+use crate::cli::OptimizeStorageArgs;
+use crate::error::{CliError, CliResult};
+use crate::progress::Progress;
+use crate::store::{Access, Context};
+
+/// Brings the store to the current schema (refusing what is not a store),
+/// then opens the writable connection the maintenance steps run on.
+fn maintenance_connection(ctx: &Context) -> CliResult<Connection> {
+    let db = ctx.open(Access::Write)?;
+    db.close().map_err(|e| ctx.fail(&e))?;
+    let fail = |e: SchemaError| ctx.fail(&hermes_state::Error::from(e));
+    let conn = connection::open_read_write(&ctx.path).map_err(fail)?;
+    connection::configure_writable(&conn).map_err(fail)?;
+    Ok(conn)
+}
+
+fn family(index: FtsIndex) -> &'static str {
+    match index {
+        FtsIndex::Base => "indexing messages",
+        FtsIndex::Cjk => "indexing CJK text",
+    }
+}
+
+/// Moves the bar along the maintenance events.
+fn follow(bar: &Progress, event: &OptimizeProgress) {
+    match event {
+        OptimizeProgress::Demoted { high_water } => {
+            bar.set_message("indexing messages");
+            bar.set_length(u64::try_from(*high_water).unwrap_or(0));
+            bar.set_position(0);
+        }
+        OptimizeProgress::RebuildStarted { index, high_water } => {
+            bar.set_message(family(*index));
+            bar.set_length(u64::try_from(*high_water).unwrap_or(0));
+            bar.set_position(0);
+        }
+        OptimizeProgress::Backfilled(step) => {
+            bar.set_message(family(step.index));
+            bar.set_length(u64::try_from(step.high_water).unwrap_or(0));
+            bar.set_position(u64::try_from(step.progress).unwrap_or(0));
+        }
+        OptimizeProgress::TornDown(step) => {
+            bar.set_message(&format!(
+                "removing {}",
+                step.table.as_deref().unwrap_or("old tables")
+            ));
+        }
+        OptimizeProgress::Vacuumed { .. } => bar.set_message("vacuumed"),
+        _ => {}
+    }
+}
+
+fn refused(ctx: &Context, refusal: Refusal) -> CliError {
+    let hint = match refusal {
+        Refusal::LegacyLayout => "run `hermes-state fts optimize-storage` to convert it first",
+        Refusal::NewerFtsStorage => "a newer Hermes wrote this index; upgrade hermes-state",
+        Refusal::ReadOnly => "the file cannot be written; check its permissions",
+        Refusal::Fts5Unavailable => "this SQLite build lacks FTS5",
+        Refusal::NoFtsIndex => "`hermes-state migrate` creates the index",
+    };
+    CliError::failed(format!(
+        "{}: refused on {} ({})",
+        ctx.command,
+        ctx.path.display(),
+        refusal.reason()
+    ))
+    .hint(hint)
+}
+
+/// `fts rebuild`
+pub fn rebuild(ctx: &Context) -> CliResult {
+    let conn = maintenance_connection(ctx)?;
+    let bar = Progress::bar(&ctx.out, 0, "starting", "ids");
+    let report = optimize::rebuild_in_background(&conn, |event| follow(&bar, &event))
+        .map_err(|e| ctx.fail(&hermes_state::Error::from(e)))?;
+    bar.finish();
+    if let Some(refusal) = report.refused {
+        return Err(refused(ctx, refusal));
+    }
+    if ctx.out.json {
+        return ctx.out.json(&json!({
+            "path": ctx.path.display().to_string(),
+            "started": report.started,
+            "base_chunks": report.base_chunks,
+            "cjk_chunks": report.cjk_chunks,
+            "cjk_skipped": report.cjk_skipped,
+        }));
+    }
+    if ctx.out.quiet {
+        return Ok(());
+    }
+    let what = if report.started {
+        "rebuilt"
+    } else {
+        "finished the pending rebuild of"
+    };
+    ctx.out.line(format!(
+        "{what} the full-text indexes of {} ({} + {} chunk(s))",
+        ctx.path.display(),
+        report.base_chunks,
+        report.cjk_chunks
+    ))
+}
+
+/// `fts optimize-storage`
+pub fn optimize_storage(ctx: &Context, args: &OptimizeStorageArgs) -> CliResult {
+    let conn = maintenance_connection(ctx)?;
+    let bar = Progress::bar(&ctx.out, 0, "checking", "ids");
+    let report = optimize::optimize_fts_storage(&conn, args.vacuum, |event| follow(&bar, &event))
+        .map_err(|e| ctx.fail(&hermes_state::Error::from(e)))?;
+    bar.finish();
+    if let Some(refusal) = report.refused {
+        return Err(refused(ctx, refusal));
+    }
+    if ctx.out.json {
+        return ctx.out.json(&json!({
+            "path": ctx.path.display().to_string(),
+            "ok": report.ok(),
+            "demoted": report.demoted,
+            "base_chunks": report.base_chunks,
+            "cjk_reset": report.cjk_reset,
+            "cjk_chunks": report.cjk_chunks,
+            "trash_dropped": report.trash_dropped,
+            "vacuumed": report.vacuumed,
+            "settled": report.settled,
+        }));
+    }
+    if ctx.out.quiet {
+        return Ok(());
+    }
+    let mut done = Vec::new();
+    if report.demoted {
+        done.push("converted the legacy layout".to_owned());
+    }
+    if report.base_chunks > 0 {
+        done.push(format!("{} index chunk(s)", report.base_chunks));
+    }
+    if report.cjk_reset || report.cjk_chunks > 0 {
+        done.push(format!("CJK index: {} chunk(s)", report.cjk_chunks));
+    }
+    if !report.trash_dropped.is_empty() {
+        done.push(format!(
+            "dropped {} old table(s)",
+            report.trash_dropped.len()
+        ));
+    }
+    if report.vacuumed == Some(true) {
+        done.push("vacuumed".to_owned());
+    }
+    let summary = if done.is_empty() {
+        "nothing to do".to_owned()
+    } else {
+        done.join(", ")
+    };
+    ctx.out.line(format!(
+        "{}: {summary}; FTS storage {}",
+        ctx.path.display(),
+        if report.settled {
+            "is current (version 1)"
+        } else {
+            "is not settled yet (run again)"
+        }
+    ))
+}

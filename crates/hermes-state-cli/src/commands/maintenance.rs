@@ -1,0 +1,363 @@
+//! `prune`, `vacuum`, `backup`, `doctor`.
+
+use std::fmt::Write as _;
+
+use hermes_state::{CounterMismatch, DoctorReport, FtsCheck, FtsNote, FtsRebuild, PruneOptions};
+use serde_json::{Value, json};
+
+use crate::cli::{BackupArgs, DoctorArgs, PruneArgs};
+use crate::commands::to_json;
+use crate::error::{CliError, CliResult};
+use crate::output::{count, datetime};
+use crate::progress::Progress;
+use crate::store::{Access, Context};
+
+/// `prune`
+pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
+    let access = if args.dry_run {
+        Access::Read
+    } else {
+        Access::Write
+    };
+    let db = ctx.open(access)?;
+    let options = PruneOptions {
+        older_than_days: Some(f64::from(args.older_than_days)),
+        source: args.source.clone(),
+        dry_run: args.dry_run,
+        sessions_dir: None,
+    };
+    let spinner = Progress::spinner(
+        &ctx.out,
+        if args.dry_run {
+            "finding sessions to prune"
+        } else {
+            "pruning"
+        },
+    );
+    let report = db.prune_sessions(&options).map_err(|e| ctx.fail(&e))?;
+    spinner.finish();
+    let out = &ctx.out;
+    // In a dry run, the sessions themselves (they still exist) say what would go.
+    let mut details = Vec::new();
+    if args.dry_run {
+        for id in &report.ids {
+            if let Some(session) = db.get_session(id).map_err(|e| ctx.fail(&e))? {
+                details.push(session);
+            }
+        }
+    }
+    if out.json {
+        let mut value = json!({
+            "dry_run": args.dry_run,
+            "older_than_days": args.older_than_days,
+            "source": args.source,
+            "count": report.count,
+            "ids": report.ids,
+        });
+        if args.dry_run
+            && let Value::Object(map) = &mut value
+        {
+            map.insert("sessions".to_owned(), to_json!(&details));
+        }
+        return out.json(&value);
+    }
+    let scope = match &args.source {
+        Some(source) => format!("ended {source} sessions"),
+        None => "ended sessions".to_owned(),
+    };
+    if report.count == 0 {
+        if !out.quiet {
+            out.line(format!(
+                "no {scope} started more than {} day(s) ago; nothing to prune",
+                args.older_than_days
+            ))?;
+        }
+        return Ok(());
+    }
+    let mut text = String::new();
+    if args.dry_run {
+        let _ = writeln!(
+            text,
+            "would prune {} {scope} started more than {} day(s) ago (nothing was deleted):",
+            report.count, args.older_than_days
+        );
+        for s in &details {
+            let _ = writeln!(
+                text,
+                "  {}  {}  started {}  {} message(s)  {}",
+                s.id,
+                s.source,
+                datetime(s.started_at),
+                s.message_count.unwrap_or(0),
+                s.title.as_deref().unwrap_or("")
+            );
+        }
+    } else {
+        let _ = writeln!(
+            text,
+            "pruned {} {scope} started more than {} day(s) ago: {}",
+            report.count,
+            args.older_than_days,
+            report.ids.join(", ")
+        );
+        let _ = writeln!(
+            text,
+            "(`hermes-state vacuum` gives the space back to the file system)"
+        );
+    }
+    if out.quiet && !args.dry_run {
+        return Ok(());
+    }
+    out.text(text)
+}
+
+fn file_size(path: &std::path::Path) -> u64 {
+    let mut total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    total += std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+    total
+}
+
+/// `vacuum`
+pub fn vacuum(ctx: &Context) -> CliResult {
+    let db = ctx.open(Access::Write)?;
+    let before = file_size(&ctx.path);
+    let spinner = Progress::spinner(&ctx.out, "optimising the FTS indexes and vacuuming");
+    let optimised = db.vacuum().map_err(|e| ctx.fail(&e))?;
+    spinner.finish();
+    let after = file_size(&ctx.path);
+    if ctx.out.json {
+        return ctx.out.json(&json!({
+            "path": ctx.path.display().to_string(),
+            "fts_tables_optimized": optimised,
+            "bytes_before": before,
+            "bytes_after": after,
+        }));
+    }
+    if ctx.out.quiet {
+        return Ok(());
+    }
+    ctx.out.line(format!(
+        "vacuumed {}: {} → {} bytes ({optimised} FTS index(es) optimised)",
+        ctx.path.display(),
+        count(before as i64),
+        count(after as i64)
+    ))
+}
+
+/// `backup`
+pub fn backup(ctx: &Context, args: &BackupArgs) -> CliResult {
+    let db = ctx.open(Access::Read)?;
+    if std::fs::symlink_metadata(&args.path).is_ok() {
+        return Err(
+            CliError::failed(format!("backup: {} already exists", args.path.display()))
+                .hint("name a new file; a backup never overwrites"),
+        );
+    }
+    let spinner = Progress::spinner(&ctx.out, &format!("backing up to {}", args.path.display()));
+    db.backup_to(&args.path).map_err(|e| {
+        CliError::store(&format!("backup to {}", args.path.display()), &ctx.path, &e)
+    })?;
+    spinner.finish();
+    let bytes = std::fs::metadata(&args.path).map(|m| m.len()).unwrap_or(0);
+    if ctx.out.json {
+        return ctx.out.json(&json!({
+            "path": args.path.display().to_string(),
+            "source": ctx.path.display().to_string(),
+            "bytes": bytes,
+        }));
+    }
+    if ctx.out.quiet {
+        return Ok(());
+    }
+    ctx.out.line(format!(
+        "backed up {} to {} ({} bytes)",
+        ctx.path.display(),
+        args.path.display(),
+        count(bytes as i64)
+    ))
+}
+
+fn fts_check_json(check: &FtsCheck) -> (&'static str, Option<String>) {
+    match check {
+        FtsCheck::Ok => ("ok", None),
+        FtsCheck::IndexOnly(why) => ("index_only", Some(why.clone())),
+        FtsCheck::Failed(message) => ("failed", Some(message.clone())),
+        FtsCheck::Skipped(why) => ("skipped", Some(why.clone())),
+    }
+}
+
+fn counter_json(c: &CounterMismatch) -> Value {
+    json!({
+        "session_id": c.session_id,
+        "message_count": c.message_count,
+        "real_message_count": c.real_message_count,
+        "tool_call_count": c.tool_call_count,
+        "real_tool_call_count": c.real_tool_call_count,
+    })
+}
+
+fn note_kind(note: &FtsNote) -> &'static str {
+    match note {
+        FtsNote::LegacyLayout => "legacy_layout",
+        FtsNote::RebuildPending { .. } => "rebuild_pending",
+        FtsNote::CjkRebuildPending { .. } => "cjk_rebuild_pending",
+        FtsNote::CjkStale => "cjk_stale",
+        FtsNote::TrashTables(_) => "trash_tables",
+    }
+}
+
+/// The doctor's report as JSON (the library's field names), after `path` when given.
+fn doctor_json(path: Option<&str>, report: &DoctorReport) -> Value {
+    let fts: Vec<Value> = report
+        .fts
+        .iter()
+        .map(|c| {
+            let (status, detail) = fts_check_json(&c.check);
+            json!({"table": c.table, "status": status, "detail": detail})
+        })
+        .collect();
+    let mut map = serde_json::Map::new();
+    if let Some(path) = path {
+        map.insert("path".to_owned(), path.into());
+    }
+    let body = json!({
+        "healthy": report.is_healthy(),
+        "problems": report.problem_count(),
+        "integrity": report.integrity,
+        "fts_missing": report.fts_missing,
+        "fts": fts,
+        "counters": report.counters.iter().map(counter_json).collect::<Vec<_>>(),
+        "dangling_parents": report.dangling_parents.iter()
+            .map(|d| json!({"session_id": d.session_id, "missing_parent": d.missing_parent}))
+            .collect::<Vec<_>>(),
+        "orphaned_messages": report.orphaned_messages.iter()
+            .map(|o| json!({"session_id": o.session_id, "messages": o.messages}))
+            .collect::<Vec<_>>(),
+        "cycles": report.cycles.iter()
+            .map(|c| json!({"sessions": c.sessions, "closing": c.closing}))
+            .collect::<Vec<_>>(),
+        "duplicate_titles": report.duplicate_titles.iter()
+            .map(|d| json!({"title": d.title, "holders": d.holders}))
+            .collect::<Vec<_>>(),
+        "title_index_missing": report.title_index_missing,
+        "notes": report.notes.iter()
+            .map(|n| json!({"kind": note_kind(n), "text": n.to_string()}))
+            .collect::<Vec<_>>(),
+    });
+    if let Value::Object(body) = body {
+        map.extend(body);
+    }
+    Value::Object(map)
+}
+
+fn indented(text: &str) -> String {
+    text.lines().map(|line| format!("  {line}\n")).collect()
+}
+
+/// Opens the store for the doctor: writable (the full FTS check needs the
+/// write lock, though it writes nothing), or read-only under `--read-only` or
+/// when a writable open fails on a damaged file, so the doctor still reports.
+fn open_for_doctor(ctx: &Context) -> CliResult<hermes_state::SessionDb> {
+    if ctx.read_only {
+        return ctx.open(Access::Read);
+    }
+    match ctx.open(Access::Read) {
+        Ok(db) => Ok(db),
+        Err(error)
+            if matches!(
+                error.kind,
+                Some(hermes_state::ErrorKind::Corrupt | hermes_state::ErrorKind::SchemaTooNew)
+            ) =>
+        {
+            match hermes_state::SessionDb::open_read_only(&ctx.path) {
+                Ok(db) => {
+                    ctx.out
+                        .note(format!("note: {}; checking read-only", error.message));
+                    Ok(db)
+                }
+                Err(_) => Err(error),
+            }
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// `doctor`: exit 0 when healthy, 1 when problems are found (or remain after `--repair`).
+pub fn doctor(ctx: &Context, args: &DoctorArgs) -> CliResult {
+    let out = &ctx.out;
+    let path = ctx.path.display().to_string();
+    let unhealthy = |report: &DoctorReport, after_repair: bool| {
+        let n = report.problem_count();
+        if after_repair {
+            CliError::failed(format!("doctor --repair: {n} problem(s) remain in {path}"))
+                .hint("what the repair cannot fix (SQLite integrity errors, messages of missing sessions) needs a backup: `hermes-state backup` keeps a copy, then restore an older one")
+        } else {
+            CliError::failed(format!("doctor: {n} problem(s) found in {path}"))
+                .hint("`hermes-state doctor --repair` fixes what can be fixed (take a `hermes-state backup` first)")
+        }
+    };
+    if !args.repair {
+        let db = open_for_doctor(ctx)?;
+        let spinner = Progress::spinner(out, "checking the store");
+        let report = db.doctor().map_err(|e| ctx.fail(&e))?;
+        spinner.finish();
+        if out.json {
+            out.json(&doctor_json(Some(&path), &report))?;
+        } else {
+            out.text(format!(
+                "{}\n{}",
+                out.bold(&path),
+                indented(&report.to_string())
+            ))?;
+        }
+        return if report.is_healthy() {
+            Ok(())
+        } else {
+            Err(unhealthy(&report, false))
+        };
+    }
+    let db = ctx.open(Access::Write)?;
+    let spinner = Progress::spinner(
+        out,
+        "repairing (FTS indexes are rebuilt; this can take a while)",
+    );
+    let report = db.repair().map_err(|e| ctx.fail(&e))?;
+    spinner.finish();
+    if out.json {
+        out.json(&json!({
+            "path": path,
+            "fts_rebuilt": report.fts_rebuilt,
+            "fts_mode": match report.fts_mode {
+                FtsRebuild::OneShot => "one_shot",
+                FtsRebuild::Background => "background",
+            },
+            "counters_fixed": report.counters_fixed.iter().map(counter_json).collect::<Vec<_>>(),
+            "parents_cleared": report.parents_cleared.iter()
+                .map(|d| json!({"session_id": d.session_id, "missing_parent": d.missing_parent}))
+                .collect::<Vec<_>>(),
+            "cycles_broken": report.cycles_broken.iter()
+                .map(|b| json!({"session_id": b.session_id, "former_parent": b.former_parent}))
+                .collect::<Vec<_>>(),
+            "titles_cleared": report.titles_cleared.iter()
+                .map(|t| json!({"session_id": t.session_id, "title": t.title}))
+                .collect::<Vec<_>>(),
+            "title_index_restored": report.title_index_restored,
+            "after": doctor_json(None, &report.after),
+        }))?;
+    } else {
+        let repaired = report.to_string();
+        // The repair's own report ends with the doctor's report after it.
+        out.text(format!(
+            "{}\n{}",
+            out.bold(&format!("{path}: repaired")),
+            indented(&repaired)
+        ))?;
+    }
+    if report.after.is_healthy() {
+        Ok(())
+    } else {
+        Err(unhealthy(&report.after, true))
+    }
+}

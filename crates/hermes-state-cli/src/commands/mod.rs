@@ -1,0 +1,131 @@
+//! One module per command group; [`run`] dispatches.
+
+mod demo;
+mod export;
+mod fts;
+mod maintenance;
+mod messages;
+mod schema;
+mod search;
+mod sessions;
+mod stats;
+mod titles;
+
+use crate::cli::{Cli, Command, FtsCommand, MessagesCommand, SessionsCommand, TitleCommand};
+use crate::error::CliResult;
+use crate::output::Output;
+use crate::store::{self, Context};
+
+/// Serialises a value of the library into a JSON value (field names as the library's).
+macro_rules! to_json {
+    ($value:expr) => {
+        serde_json::to_value($value).map_err($crate::output::json_error)?
+    };
+}
+pub(crate) use to_json;
+
+/// A SQLite error of a read of this crate, as a library error.
+pub fn query_error(context: &str, source: hermes_state::rusqlite::Error) -> hermes_state::Error {
+    hermes_state::query::QueryError::Sqlite {
+        context: context.to_owned(),
+        source,
+    }
+    .into()
+}
+
+/// `SELECT count(*) …` on the store.
+pub fn sql_count(ctx: &Context, db: &hermes_state::SessionDb, sql: &str) -> CliResult<i64> {
+    db.read(|conn| {
+        conn.query_row(sql, [], |row| row.get(0))
+            .map_err(|e| query_error("counting rows", e))
+    })
+    .map_err(|e| ctx.fail(&e))
+}
+
+/// Runs the command.
+pub fn run(cli: Cli, out: Output) -> CliResult {
+    let path = match cli.db {
+        Some(path) => path,
+        None => store::default_path()?,
+    };
+    let command = command_name(&cli.command);
+    let ctx = Context {
+        path,
+        read_only: cli.read_only,
+        out,
+        command,
+    };
+    match cli.command {
+        Command::Sessions(command) => match command {
+            SessionsCommand::List(args) => sessions::list(&ctx, &args),
+            SessionsCommand::Show(args) => sessions::show(&ctx, &args),
+            SessionsCommand::Create(args) => sessions::create(&ctx, &args),
+            SessionsCommand::End(args) => sessions::end(&ctx, &args),
+            SessionsCommand::Reopen(args) => sessions::reopen(&ctx, &args.id),
+            SessionsCommand::Delete(args) => sessions::delete(&ctx, &args.id),
+            SessionsCommand::Clear(args) => sessions::clear(&ctx, &args.id),
+            SessionsCommand::Lineage(args) => sessions::lineage(&ctx, &args.id),
+        },
+        Command::Messages(command) => match command {
+            MessagesCommand::Append(args) => messages::append(&ctx, *args),
+            MessagesCommand::List(args) => messages::list(&ctx, &args),
+        },
+        Command::Title(command) => match command {
+            TitleCommand::Set(args) => titles::set(&ctx, &args),
+            TitleCommand::Get(args) => titles::get(&ctx, &args.id),
+            TitleCommand::Resolve(args) => titles::resolve(&ctx, &args.title),
+            TitleCommand::Next(args) => titles::next(&ctx, &args.title),
+        },
+        Command::Search(args) => search::search(&ctx, &args),
+        Command::Stats(args) => stats::stats(&ctx, &args),
+        Command::Export(args) => export::export(&ctx, &args),
+        Command::Import(args) => export::import(&ctx, &args),
+        Command::Prune(args) => maintenance::prune(&ctx, &args),
+        Command::Doctor(args) => maintenance::doctor(&ctx, &args),
+        Command::Backup(args) => maintenance::backup(&ctx, &args),
+        Command::Vacuum => maintenance::vacuum(&ctx),
+        Command::Fts(FtsCommand::Rebuild) => fts::rebuild(&ctx),
+        Command::Fts(FtsCommand::OptimizeStorage(args)) => fts::optimize_storage(&ctx, &args),
+        Command::Migrate(args) => schema::migrate(&ctx, &args),
+        Command::Schema => schema::schema(&ctx),
+        Command::Demo(args) => demo::demo(&ctx, &args),
+    }
+}
+
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Sessions(command) => match command {
+            SessionsCommand::List(_) => "sessions list",
+            SessionsCommand::Show(_) => "sessions show",
+            SessionsCommand::Create(_) => "sessions create",
+            SessionsCommand::End(_) => "sessions end",
+            SessionsCommand::Reopen(_) => "sessions reopen",
+            SessionsCommand::Delete(_) => "sessions delete",
+            SessionsCommand::Clear(_) => "sessions clear",
+            SessionsCommand::Lineage(_) => "sessions lineage",
+        },
+        Command::Messages(command) => match command {
+            MessagesCommand::Append(_) => "messages append",
+            MessagesCommand::List(_) => "messages list",
+        },
+        Command::Title(command) => match command {
+            TitleCommand::Set(_) => "title set",
+            TitleCommand::Get(_) => "title get",
+            TitleCommand::Resolve(_) => "title resolve",
+            TitleCommand::Next(_) => "title next",
+        },
+        Command::Search(_) => "search",
+        Command::Stats(_) => "stats",
+        Command::Export(_) => "export",
+        Command::Import(_) => "import",
+        Command::Prune(_) => "prune",
+        Command::Doctor(_) => "doctor",
+        Command::Backup(_) => "backup",
+        Command::Vacuum => "vacuum",
+        Command::Fts(FtsCommand::Rebuild) => "fts rebuild",
+        Command::Fts(FtsCommand::OptimizeStorage(_)) => "fts optimize-storage",
+        Command::Migrate(_) => "migrate",
+        Command::Schema => "schema",
+        Command::Demo(_) => "demo",
+    }
+}

@@ -1,0 +1,88 @@
+//! `search`.
+
+use std::fmt::Write as _;
+
+use hermes_state::SearchOptions;
+
+use crate::cli::{SearchArgs, SortOrder};
+use crate::commands::to_json;
+use crate::error::CliResult;
+use crate::output::{datetime, one_line, shorten};
+use crate::store::{Access, Context};
+
+/// `search`
+pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
+    let db = ctx.open(Access::Read)?;
+    let options = SearchOptions {
+        source_filter: (!args.source.is_empty()).then(|| args.source.clone()),
+        exclude_sources: (!args.exclude_source.is_empty()).then(|| args.exclude_source.clone()),
+        role_filter: (!args.role.is_empty()).then(|| args.role.clone()),
+        limit: args.limit,
+        offset: args.offset,
+        sort: match args.sort {
+            SortOrder::Relevance => None,
+            SortOrder::Newest => Some("newest".to_owned()),
+            SortOrder::Oldest => Some("oldest".to_owned()),
+        },
+        include_inactive: args.include_inactive,
+    };
+    let hits = db
+        .search_messages(&args.query, &options)
+        .map_err(|e| ctx.fail(&e))?;
+    let out = &ctx.out;
+    if out.json {
+        return out.json(&to_json!(&hits));
+    }
+    if hits.is_empty() {
+        out.note(format!("no messages match {:?}", args.query));
+        return Ok(());
+    }
+    let mut text = String::new();
+    for hit in &hits {
+        let mut origin = hit.source.clone().unwrap_or_else(|| "?".to_owned());
+        if let Some(model) = &hit.model {
+            let _ = write!(origin, " · {model}");
+        }
+        let mut role = hit.role.clone();
+        if let Some(tool) = &hit.tool_name {
+            let _ = write!(role, " {tool}");
+        }
+        let _ = writeln!(
+            text,
+            "{}  {}  {}  {}",
+            out.bold(&hit.session_id),
+            out.dim(&format!("[{origin}]")),
+            out.style("36", &role),
+            out.dim(&format!("{} UTC  #{}", datetime(hit.timestamp), hit.id)),
+        );
+        if args.context {
+            for neighbour in &hit.context {
+                let _ = writeln!(
+                    text,
+                    "    {}",
+                    out.dim(&format!(
+                        "{}: {}",
+                        neighbour.role,
+                        shorten(&one_line(&neighbour.content), 100)
+                    ))
+                );
+            }
+        }
+        let _ = writeln!(text, "    {}", out.snippet(&hit.snippet));
+    }
+    out.text(text)?;
+    out.note(format!(
+        "{} result{}{}",
+        hits.len(),
+        if hits.len() == 1 { "" } else { "s" },
+        if hits.len() as u32 == args.limit {
+            format!(
+                " (more with --offset {})",
+                args.offset.saturating_add(args.limit)
+            )
+        } else {
+            String::new()
+        }
+    ));
+    Ok(())
+}

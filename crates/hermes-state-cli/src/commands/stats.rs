@@ -1,0 +1,102 @@
+//! `stats`.
+
+use std::fmt::Write as _;
+
+use serde_json::json;
+
+use crate::cli::StatsArgs;
+use crate::commands::{sql_count, to_json};
+use crate::error::CliResult;
+use crate::output::{cost, count, pad};
+use crate::store::{Access, Context};
+
+/// `stats`
+pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
+    let db = ctx.open(Access::Read)?;
+    let fail = |e: hermes_state::Error| ctx.fail(&e);
+    let models = db.model_totals().map_err(fail)?;
+    let top = db.top_sessions(args.top).map_err(fail)?;
+    let usage = db.usage_by_model_and_task().map_err(fail)?;
+    let sessions = sql_count(ctx, &db, "SELECT count(*) FROM sessions")?;
+    let messages = db.message_count(None).map_err(fail)?;
+    let out = &ctx.out;
+    if out.json {
+        return out.json(&json!({
+            "sessions": sessions,
+            "messages": messages,
+            "models": to_json!(&models),
+            "top_sessions": to_json!(&top),
+            "usage": to_json!(&usage),
+        }));
+    }
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "{} sessions, {} messages\n",
+        count(sessions),
+        count(messages)
+    );
+    if !models.is_empty() {
+        let _ = writeln!(text, "{}", out.bold("Per model"));
+        let _ = writeln!(
+            text,
+            "{}",
+            out.dim(&format!(
+                "  {}  {:>8}  {:>12}  {:>12}  {:>12}  {:>10}  {:>10}",
+                pad("MODEL", 28),
+                "SESSIONS",
+                "INPUT",
+                "OUTPUT",
+                "CACHE READ",
+                "REASONING",
+                "COST"
+            ))
+        );
+        for m in &models {
+            let _ = writeln!(
+                text,
+                "  {}  {:>8}  {:>12}  {:>12}  {:>12}  {:>10}  {:>10}",
+                pad(&m.model, 28),
+                m.session_count,
+                count(m.total_input.unwrap_or(0)),
+                count(m.total_output.unwrap_or(0)),
+                count(m.total_cache_read.unwrap_or(0)),
+                count(m.total_reasoning.unwrap_or(0)),
+                cost(m.total_cost)
+            );
+        }
+        text.push('\n');
+    }
+    if !usage.iter().all(|u| u.task.is_empty()) {
+        let _ = writeln!(text, "{}", out.bold("Per model and task"));
+        for u in &usage {
+            let task = if u.task.is_empty() { "agent" } else { &u.task };
+            let _ = writeln!(
+                text,
+                "  {}  {}  {:>5} calls  {:>12} in  {:>12} out  {:>10}",
+                pad(&u.model, 28),
+                pad(task, 12),
+                u.api_call_count,
+                count(u.input_tokens),
+                count(u.output_tokens),
+                cost(Some(u.estimated_cost_usd))
+            );
+        }
+        text.push('\n');
+    }
+    if !top.is_empty() {
+        let _ = writeln!(text, "{}", out.bold("Top sessions by tokens"));
+        for s in &top {
+            let _ = writeln!(
+                text,
+                "  {}  {:>12} tokens  {:>10}  {}  {}",
+                pad(&s.id, 28),
+                count(s.total_tokens.unwrap_or(0)),
+                cost(s.estimated_cost_usd),
+                pad(s.model.as_deref().unwrap_or("-"), 20),
+                s.title.as_deref().unwrap_or("")
+            );
+        }
+    }
+    out.text(text)
+}

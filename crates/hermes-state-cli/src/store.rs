@@ -1,0 +1,179 @@
+//! Which file, and how it is opened.
+//!
+//! * Reading commands open with [`SessionDb::open`] (which brings an older
+//!   file to the current schema, as every Hermes process does), or with
+//!   [`SessionDb::open_read_only`] under `--read-only`. They never create a
+//!   missing store.
+//! * Writing commands refuse `--read-only` (a usage error) and, except those
+//!   that make a store (`sessions create`, `import`, `migrate`, `demo`),
+//!   need the store to exist.
+
+use std::path::PathBuf;
+
+use hermes_state::{OpenReport, SessionDb};
+
+use crate::error::{CliError, CliResult};
+use crate::output::Output;
+
+/// How a command uses the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only; the store must exist.
+    Read,
+    /// Writes; the store must exist.
+    Write,
+    /// Writes, creating the store when it is missing.
+    Create,
+}
+
+/// The global options every command sees.
+#[derive(Debug)]
+pub struct Context {
+    /// The store's path.
+    pub path: PathBuf,
+    /// `--read-only`.
+    pub read_only: bool,
+    /// How to print.
+    pub out: Output,
+    /// The command, for error messages (`sessions show`).
+    pub command: &'static str,
+}
+
+impl Context {
+    /// Opens the store for `access`.
+    pub fn open(&self, access: Access) -> CliResult<SessionDb> {
+        if access != Access::Read && self.read_only {
+            return Err(CliError::usage(format!(
+                "`{}` writes to the store, but --read-only was given",
+                self.command
+            ))
+            .hint("drop --read-only"));
+        }
+        if access != Access::Create {
+            self.require_existing()?;
+        } else {
+            self.refuse_directory()?;
+        }
+        let db = if self.read_only {
+            SessionDb::open_read_only(&self.path)
+        } else {
+            SessionDb::open(&self.path)
+        }
+        .map_err(|e| {
+            CliError::store(
+                &format!("cannot open {}", self.path.display()),
+                &self.path,
+                &e,
+            )
+        })?;
+        self.describe_open(&db);
+        Ok(db)
+    }
+
+    /// Fails unless a store file exists at the path.
+    pub fn require_existing(&self) -> CliResult {
+        match std::fs::metadata(&self.path) {
+            Ok(meta) if meta.is_dir() => Err(self.is_a_directory()),
+            Ok(_) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::failed(format!(
+                "no store at {}",
+                self.path.display()
+            ))
+            .hint(
+                "run `hermes-state demo` to create one, or pass --db PATH to name an existing store",
+            )),
+            Err(e) => Err(CliError::io("cannot access", &self.path, &e)
+                .hint("check the path and the permissions of its folders")),
+        }
+    }
+
+    fn refuse_directory(&self) -> CliResult {
+        match std::fs::metadata(&self.path) {
+            Ok(meta) if meta.is_dir() => Err(self.is_a_directory()),
+            _ => Ok(()),
+        }
+    }
+
+    fn is_a_directory(&self) -> CliError {
+        CliError::failed(format!("{} is a directory", self.path.display()))
+            .hint("--db takes the database file, e.g. ~/.hermes/state.db")
+    }
+
+    /// Tells (stderr) what the open did: with `-v` always, otherwise only
+    /// when it created or upgraded the file.
+    fn describe_open(&self, db: &SessionDb) {
+        let Some(report) = db.open_report() else {
+            self.out
+                .verbose(format!("opened {} read-only", self.path.display()));
+            return;
+        };
+        if report.created {
+            self.out
+                .note(format!("created a new store at {}", self.path.display()));
+        } else if let Some(change) = upgrade_summary(report) {
+            self.out
+                .note(format!("note: upgraded {}: {change}", self.path.display()));
+        }
+        self.out.verbose(format!(
+            "opened {} (schema {}, journal {:?})",
+            self.path.display(),
+            report.to_version,
+            report.journal_mode
+        ));
+    }
+
+    /// A library error while doing something on this store.
+    pub fn fail(&self, error: &hermes_state::Error) -> CliError {
+        CliError::store(self.command, &self.path, error)
+    }
+
+    /// "session X does not exist" for this store.
+    pub fn unknown_session(&self, id: &str) -> CliError {
+        CliError::failed(format!(
+            "{}: session {id:?} does not exist in {}",
+            self.command,
+            self.path.display()
+        ))
+        .hint("list sessions with `hermes-state sessions list`")
+    }
+
+    /// Fails with "session does not exist" unless it does.
+    pub fn require_session(&self, db: &SessionDb, id: &str) -> CliResult<hermes_state::Session> {
+        db.get_session(id)
+            .map_err(|e| self.fail(&e))?
+            .ok_or_else(|| self.unknown_session(id))
+    }
+}
+
+/// What an open changed, in words; `None` when nothing changed.
+pub fn upgrade_summary(report: &OpenReport) -> Option<String> {
+    let mut parts = Vec::new();
+    if report
+        .from_version
+        .is_some_and(|from| from < report.to_version)
+    {
+        parts.push(format!(
+            "schema {} → {}",
+            report.from_version.unwrap_or_default(),
+            report.to_version
+        ));
+    }
+    if !report.added_columns.is_empty() {
+        parts.push(format!("{} column(s) added", report.added_columns.len()));
+    }
+    if report.fts.rebuilt {
+        parts.push("full-text index rebuilt".to_owned());
+    }
+    if report.fts.cjk_rebuilt {
+        parts.push("CJK index rebuilt".to_owned());
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// The default store path: `$HERMES_HOME/state.db`, else `~/.hermes/state.db`.
+pub fn default_path() -> CliResult<PathBuf> {
+    hermes_state::paths::default_db_path().map_err(|e| {
+        CliError::failed(format!("cannot find the default store: {e}"))
+            .hint("pass --db PATH or set HERMES_HOME")
+    })
+}
