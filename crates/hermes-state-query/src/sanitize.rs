@@ -44,29 +44,10 @@ const MAX_RESTORED_BYTES: usize = 2 * 1024 * 1024;
 // Python's character classes
 // ---------------------------------------------------------------------------
 
-/// Python's `str.isspace()` for one character: the "whitespace" of
-/// `api.md` §6.1 and §7, used by `\s`, `str.strip()` and `str.split()`.
-///
-/// Unlike [`char::is_whitespace`] it includes the information separators
-/// U+001C–U+001F; like it, it excludes U+200B (ZERO WIDTH SPACE), which is
-/// why `x\u200bAND` keeps its operator. The set is the same in every Unicode
-/// version from 6 to 17.
-pub fn is_python_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\t'..='\r'
-            | '\u{1c}'..='\u{20}'
-            | '\u{85}'
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-    )
-}
+/// Python's `str.isspace()` (the "whitespace" of `api.md` §6.1 and §7, used
+/// by `\s`, `str.strip()` and `str.split()`); it includes U+001C–U+001F and
+/// excludes U+200B, which is why `x\u200bAND` keeps its operator.
+pub use hermes_state_types::text::is_python_whitespace;
 
 /// Python's regex `\w` for one character: `str.isalnum()` or `_`.
 ///

@@ -78,14 +78,7 @@ pub fn cjk_index_healthy(conn: &Connection) -> Result<bool, SchemaError> {
 /// keeps CJK search complete after the original (without the tokenizer) has
 /// written to the file. The cost is one pass over `messages`.
 pub fn reset_cjk_index(conn: &Connection) -> Result<(), SchemaError> {
-    for name in ddl::CJK_TRIGGER_NAMES {
-        conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))
-            .context("dropping a CJK trigger")?;
-    }
-    conn.execute_batch(
-        "DROP TABLE IF EXISTS messages_fts_cjk; DROP VIEW IF EXISTS messages_fts_cjk_src;",
-    )
-    .context("dropping the CJK index")?;
+    drop_cjk_index(conn)?;
     conn.execute(
         "DELETE FROM state_meta WHERE key IN (?1, ?2, ?3)",
         [CJK_STALE_KEY, CJK_HIGH_WATER_KEY, CJK_PROGRESS_KEY],
@@ -195,6 +188,18 @@ pub fn drop_content_only_layout(conn: &Connection) -> Result<(), SchemaError> {
         "DROP TABLE IF EXISTS messages_fts_trigram; DROP TABLE IF EXISTS messages_fts;",
     )
     .context("dropping the legacy FTS tables")
+}
+
+/// Drops the CJK index: its three triggers, its table and its view.
+pub fn drop_cjk_index(conn: &Connection) -> Result<(), SchemaError> {
+    for name in ddl::CJK_TRIGGER_NAMES {
+        conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))
+            .context("dropping a CJK trigger")?;
+    }
+    conn.execute_batch(
+        "DROP TABLE IF EXISTS messages_fts_cjk; DROP VIEW IF EXISTS messages_fts_cjk_src;",
+    )
+    .context("dropping the CJK index")
 }
 
 /// Rebuilds an external-content FTS5 index from its content table or view.

@@ -582,14 +582,7 @@ pub mod in_transaction {
     /// sets `fts_cjk_rebuild_high_water = MAX(messages.id)` and progress 0;
     /// creates the triggers. Needs the tokenizer. Returns `H` if claimed.
     pub fn reset_cjk(conn: &Connection) -> Result<Option<i64>, SchemaError> {
-        for name in ddl::CJK_TRIGGER_NAMES {
-            conn.execute_batch(&format!("DROP TRIGGER IF EXISTS {name}"))
-                .context("dropping a CJK trigger")?;
-        }
-        conn.execute_batch(
-            "DROP TABLE IF EXISTS messages_fts_cjk; DROP VIEW IF EXISTS messages_fts_cjk_src;",
-        )
-        .context("dropping the CJK index")?;
+        crate::fts::drop_cjk_index(conn)?;
         delete_meta(conn, &[CJK_STALE_KEY, CJK_HIGH_WATER_KEY, CJK_PROGRESS_KEY])?;
         let statements = crate::fts::cjk_ddl();
         let (objects, triggers) = statements.split_at(2);
