@@ -632,8 +632,8 @@ fn tool_calls_string_minus_zero_integer() {
 }
 
 /// Python's `json.loads` accepts `NaN`, `Infinity`, `-Infinity` and reads
-/// `1e400` as `inf`; `json.dumps` writes them back literally (§0.3). The port
-/// treats such strings as invalid JSON: stored NULL and no calls counted.
+/// `1e400` as `inf`; `json.dumps` writes them back literally (§0.3), and so
+/// must the port (not treat the string as invalid JSON).
 #[test]
 fn tool_calls_string_non_finite_numbers() {
     tool_calls_from_string(&[
@@ -648,8 +648,7 @@ fn tool_calls_string_non_finite_numbers() {
 
 /// Python's `json.loads` accepts escaped lone surrogates (`"\ud83d"`, e.g. a
 /// truncated emoji in tool arguments) and `json.dumps` writes them back as the
-/// same escapes. serde_json refuses them, so the port treats the whole string
-/// as invalid JSON: NULL stored and no calls counted.
+/// same escapes; so must the port (serde_json alone would refuse them).
 #[test]
 fn tool_calls_string_lone_surrogate_escape() {
     tool_calls_from_string(&[(
