@@ -1455,7 +1455,9 @@ fn a_store_from_a_newer_release_is_read_only() {
         .ok()
         .stdout_has("index only")
         .stderr_has("checking read-only");
-    env.run(&db, &["doctor", "--repair"]).fails(1).stderr_has("newer");
+    env.run(&db, &["doctor", "--repair"])
+        .fails(1)
+        .stderr_has("newer");
 }
 
 #[test]
