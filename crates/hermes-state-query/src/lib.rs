@@ -21,6 +21,6 @@ pub mod values;
 
 pub use error::QueryError;
 pub use messages::{MessagePage, get_messages, get_messages_as_conversation, message_count};
-pub use search::{FtsCapabilities, SearchHit, SearchOptions, search_messages};
+pub use search::{FtsCapabilities, FtsObjects, SearchHit, SearchOptions, search_messages};
 pub use sessions::{get_meta, get_session, lineage_root_to_tip, session_exists};
 pub use titles::{TitleError, sanitize_title};

@@ -106,35 +106,76 @@ impl FtsCapabilities {
     /// Probes the connection: a table counts only if a statement on it runs
     /// (the CJK table needs the tokenizer registered on this connection).
     pub fn detect(conn: &Connection) -> FtsCapabilities {
-        let queryable = |table: &str| {
-            conn.prepare(&format!("SELECT rowid FROM {table} LIMIT 0"))
-                .is_ok()
-        };
-        let fts = queryable("messages_fts");
-        let trigram = queryable("messages_fts_trigram");
-        let cjk_serving = queryable("messages_fts_cjk") && cjk_maintained(conn).unwrap_or(false);
+        FtsCapabilities::from_objects(conn, &FtsObjects::probe(conn))
+    }
+
+    /// The capabilities given already probed objects: only the cheap
+    /// `state_meta` markers (stale CJK index, pending CJK backfill) are read.
+    pub fn from_objects(conn: &Connection, objects: &FtsObjects) -> FtsCapabilities {
+        let blocked: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM state_meta WHERE key IN ('fts_cjk_stale', 'fts_cjk_rebuild_high_water')",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap_or(0);
         FtsCapabilities {
-            fts,
-            trigram,
-            cjk_serving,
+            fts: objects.fts,
+            trigram: objects.trigram,
+            cjk_serving: objects.cjk_maintained && blocked == 0,
         }
     }
 }
 
-fn cjk_maintained(conn: &Connection) -> rusqlite::Result<bool> {
+/// Which FTS objects a connection can query, as of one schema version.
+///
+/// Probing prepares a statement on each FTS table (instantiating the virtual
+/// table), which is the costly part of [`FtsCapabilities::detect`]; the
+/// objects only change with the schema, so a caller may keep this value while
+/// [`FtsObjects::schema_cookie`] is unchanged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FtsObjects {
+    /// `PRAGMA schema_version` when probed.
+    pub schema_cookie: i64,
+    /// `messages_fts` is queryable.
+    pub fts: bool,
+    /// `messages_fts_trigram` is queryable.
+    pub trigram: bool,
+    /// `messages_fts_cjk` is queryable here and its three triggers exist.
+    pub cjk_maintained: bool,
+}
+
+impl FtsObjects {
+    /// Probes the FTS objects of the connection.
+    pub fn probe(conn: &Connection) -> FtsObjects {
+        let queryable = |table: &str| {
+            conn.prepare(&format!("SELECT rowid FROM {table} LIMIT 0"))
+                .is_ok()
+        };
+        FtsObjects {
+            schema_cookie: FtsObjects::schema_cookie(conn),
+            fts: queryable("messages_fts"),
+            trigram: queryable("messages_fts_trigram"),
+            cjk_maintained: queryable("messages_fts_cjk")
+                && cjk_triggers_live(conn).unwrap_or(false),
+        }
+    }
+
+    /// The schema cookie, which SQLite changes on every schema change by any
+    /// connection; `-1` when it cannot be read (never matches a cached value).
+    pub fn schema_cookie(conn: &Connection) -> i64 {
+        conn.query_row("PRAGMA schema_version", [], |row| row.get(0))
+            .unwrap_or(-1)
+    }
+}
+
+fn cjk_triggers_live(conn: &Connection) -> rusqlite::Result<bool> {
     let triggers: i64 = conn.query_row(
         "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('messages_fts_cjk_insert', 'messages_fts_cjk_delete', 'messages_fts_cjk_update')",
         [],
         |row| row.get(0),
     )?;
-    let blocked: i64 = conn
-        .query_row(
-            "SELECT count(*) FROM state_meta WHERE key IN ('fts_cjk_stale', 'fts_cjk_rebuild_high_water')",
-            [],
-            |row| row.get(0),
-        )
-        .unwrap_or(0);
-    Ok(triggers == 3 && blocked == 0)
+    Ok(triggers == 3)
 }
 
 /// Whether a character counts as CJK for the query router (`api.md` §8.4).
@@ -210,9 +251,18 @@ pub fn search_messages(
     if rows.is_empty() && !q.chars().any(is_router_cjk) && !wants_tool {
         rows = search.zero_hit_fallback(&q, caps)?;
     }
-    rows.into_iter()
-        .map(|row| search.with_context(row))
-        .collect()
+    let mut context = ContextStatements::prepare(conn);
+    Ok(rows
+        .into_iter()
+        .map(|Row { mut hit, content }| {
+            hit.context = context
+                .as_mut()
+                .ok()
+                .and_then(|statements| statements.context(&hit, content).ok())
+                .unwrap_or_default();
+            hit
+        })
+        .collect())
 }
 
 /// A hit before its context is attached.
@@ -465,38 +515,42 @@ impl Search<'_> {
             .context(what)?;
         rows.collect::<Result<_, _>>().context(what)
     }
+}
 
-    /// Attaches the hit's context: the message before and after it in its
-    /// session by `(timestamp, id)`, visibility ignored. A failure gives an
-    /// empty context, never a failed search.
-    fn with_context(&self, row: Row) -> Result<SearchHit, QueryError> {
-        let Row { mut hit, content } = row;
-        hit.context = self.context(&hit, content).unwrap_or_default();
-        Ok(hit)
+/// The two neighbour look-ups of a hit's context, prepared once per search.
+///
+/// Prepared statements are reused across the hits on purpose: a statement
+/// taken from rusqlite's cache has its bindings cleared on return, which in
+/// SQLite 3.54 expires statements whose plan depends on a parameter, so a
+/// cached look-up is re-planned every time (measured: 13–18 µs against 2 µs).
+struct ContextStatements<'c> {
+    before: rusqlite::Statement<'c>,
+    after: rusqlite::Statement<'c>,
+}
+
+impl<'c> ContextStatements<'c> {
+    fn prepare(conn: &'c Connection) -> rusqlite::Result<Self> {
+        Ok(ContextStatements {
+            before: conn.prepare(
+                "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp < ?2 OR (timestamp = ?2 AND id < ?3)) ORDER BY timestamp DESC, id DESC LIMIT 1",
+            )?,
+            after: conn.prepare(
+                "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3)) ORDER BY timestamp ASC, id ASC LIMIT 1",
+            )?,
+        })
     }
 
+    /// The hit's context: the message before and after it in its session by
+    /// `(timestamp, id)`, visibility ignored. The caller turns a failure into
+    /// an empty context, never a failed search.
     fn context(
-        &self,
+        &mut self,
         hit: &SearchHit,
         content: Option<hermes_state_types::Content>,
     ) -> rusqlite::Result<Vec<ContextMessage>> {
-        let neighbour = |sql: &str| -> rusqlite::Result<Option<ContextMessage>> {
-            let mut stmt = self.conn.prepare_cached(sql)?;
-            let mut rows = stmt.query(rusqlite::params![hit.session_id, hit.timestamp, hit.id])?;
-            match rows.next()? {
-                Some(row) => Ok(Some(ContextMessage {
-                    role: text(row.get_ref(0)?).unwrap_or_default(),
-                    content: context_preview(decode_content(row.get_ref(1)?)),
-                })),
-                None => Ok(None),
-            }
-        };
-        let before = neighbour(
-            "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp < ?2 OR (timestamp = ?2 AND id < ?3)) ORDER BY timestamp DESC, id DESC LIMIT 1",
-        )?;
-        let after = neighbour(
-            "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3)) ORDER BY timestamp ASC, id ASC LIMIT 1",
-        )?;
+        let params = rusqlite::params![hit.session_id, hit.timestamp, hit.id];
+        let before = neighbour(&mut self.before, params)?;
+        let after = neighbour(&mut self.after, params)?;
         let itself = ContextMessage {
             role: hit.role.clone(),
             content: context_preview(content),
@@ -506,6 +560,20 @@ impl Search<'_> {
             .chain(std::iter::once(itself))
             .chain(after)
             .collect())
+    }
+}
+
+fn neighbour(
+    stmt: &mut rusqlite::Statement<'_>,
+    params: &[&dyn rusqlite::ToSql],
+) -> rusqlite::Result<Option<ContextMessage>> {
+    let mut rows = stmt.query(params)?;
+    match rows.next()? {
+        Some(row) => Ok(Some(ContextMessage {
+            role: text(row.get_ref(0)?).unwrap_or_default(),
+            content: context_preview(decode_content(row.get_ref(1)?)),
+        })),
+        None => Ok(None),
     }
 }
 

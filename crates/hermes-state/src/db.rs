@@ -14,8 +14,14 @@ use crate::paths;
 
 /// Every this many successful writes, a PASSIVE WAL checkpoint keeps the WAL short.
 pub const CHECKPOINT_EVERY: u64 = 50;
-/// Every this many successful writes, FTS5 `'optimize'` merges the index segments.
-pub const FTS_OPTIMIZE_EVERY: u64 = 1000;
+/// Every this many successful writes, a bounded FTS5 `'merge'` folds index
+/// segments together (the original runs a full `'optimize'` here).
+pub const FTS_MERGE_EVERY: u64 = 1000;
+
+/// The work of one periodic merge, in index pages per FTS table: a bounded
+/// step, so a writer never holds the lock for a whole-index rewrite (a full
+/// `'optimize'` takes about 10 s at a million messages).
+pub const FTS_MERGE_PAGES: u32 = 256;
 
 /// The FTS tables the store may maintain; each is used only when it exists.
 pub(crate) const FTS_TABLES: [&str; 3] =
@@ -46,6 +52,8 @@ pub struct SessionDb {
     report: Option<OpenReport>,
     successful_writes: AtomicU64,
     fts_repair_tried: AtomicBool,
+    /// The FTS objects seen by the last search, with the schema cookie they belong to.
+    pub(crate) fts_objects: Mutex<Option<hermes_state_query::FtsObjects>>,
 }
 
 impl SessionDb {
@@ -90,6 +98,7 @@ impl SessionDb {
             report,
             successful_writes: AtomicU64::new(0),
             fts_repair_tried: AtomicBool::new(false),
+            fts_objects: Mutex::new(None),
         }
     }
 
@@ -203,7 +212,7 @@ impl SessionDb {
 
     fn after_commit(&self) {
         let count = self.successful_writes.fetch_add(1, Ordering::Relaxed) + 1;
-        if !count.is_multiple_of(CHECKPOINT_EVERY) && !count.is_multiple_of(FTS_OPTIMIZE_EVERY) {
+        if !count.is_multiple_of(CHECKPOINT_EVERY) && !count.is_multiple_of(FTS_MERGE_EVERY) {
             return;
         }
         let Ok(guard) = self.lock() else { return };
@@ -212,10 +221,11 @@ impl SessionDb {
             // Best effort, as the original: a checkpoint that cannot run now runs later.
             let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
         }
-        if count.is_multiple_of(FTS_OPTIMIZE_EVERY) {
+        if count.is_multiple_of(FTS_MERGE_EVERY) {
             for table in existing_fts_tables(conn) {
-                let _ =
-                    conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('optimize')"));
+                let _ = conn.execute_batch(&format!(
+                    "INSERT INTO {table}({table}, rank) VALUES('merge', {FTS_MERGE_PAGES})"
+                ));
             }
         }
     }

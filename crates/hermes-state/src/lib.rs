@@ -15,7 +15,7 @@ mod sessions;
 mod titles;
 
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
-pub use db::{CHECKPOINT_EVERY, FTS_OPTIMIZE_EVERY, SessionDb};
+pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, SessionDb};
 pub use doctor::{
     BrokenLink, ClearedTitle, CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle,
     FtsCheck, FtsNote, FtsRebuild, FtsTableCheck, LineageCycle, OrphanedMessages, RepairOptions,

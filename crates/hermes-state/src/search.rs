@@ -1,6 +1,6 @@
 //! Full-text search on the facade.
 
-use hermes_state_query::search::{self, FtsCapabilities, SearchHit, SearchOptions};
+use hermes_state_query::search::{self, FtsCapabilities, FtsObjects, SearchHit, SearchOptions};
 use hermes_state_types::ErrorKind;
 
 use crate::db::SessionDb;
@@ -16,7 +16,7 @@ impl SessionDb {
     pub fn search_messages(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
         let run = || {
             self.read(|conn| {
-                let caps = FtsCapabilities::detect(conn);
+                let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn));
                 Ok(search::search_messages(conn, query, options, caps)?)
             })
         };
@@ -26,6 +26,22 @@ impl SessionDb {
                 run()
             }
             result => result,
+        }
+    }
+
+    /// The FTS objects of the store, probed again only when the schema
+    /// changed since the last search (another process may have dropped the
+    /// CJK triggers, or finished a conversion).
+    fn fts_objects(&self, conn: &rusqlite::Connection) -> FtsObjects {
+        let cookie = FtsObjects::schema_cookie(conn);
+        let mut cached = self.fts_objects.lock().unwrap_or_else(|p| p.into_inner());
+        match *cached {
+            Some(objects) if objects.schema_cookie == cookie && cookie >= 0 => objects,
+            _ => {
+                let objects = FtsObjects::probe(conn);
+                *cached = Some(objects);
+                objects
+            }
         }
     }
 

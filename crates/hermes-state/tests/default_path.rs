@@ -11,14 +11,25 @@ fn open_default_uses_hermes_home_and_creates_the_folder() {
     // SAFETY: this test binary has a single test, so no other thread reads
     // the environment while it is changed.
     unsafe { std::env::set_var("HERMES_HOME", format!("  {}  ", home.display())) };
-    assert_eq!(hermes_state::paths::hermes_home().expect("home"), home, "trimmed, used verbatim");
+    assert_eq!(
+        hermes_state::paths::hermes_home().expect("home"),
+        home,
+        "trimmed, used verbatim"
+    );
     let db = SessionDb::open_default().expect("open default");
     assert_eq!(db.path(), home.join("state.db"));
-    assert!(home.join("state.db").is_file(), "the store and its folder were created");
+    assert!(
+        home.join("state.db").is_file(),
+        "the store and its folder were created"
+    );
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&home).expect("folder").permissions().mode() & 0o777;
+        let mode = std::fs::metadata(&home)
+            .expect("folder")
+            .permissions()
+            .mode()
+            & 0o777;
         assert_eq!(mode, 0o700, "a folder created for the store is private");
     }
     // An empty (whitespace-only) HERMES_HOME falls back to ~/.hermes.

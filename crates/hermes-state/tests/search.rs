@@ -355,3 +355,29 @@ fn ten_thousand_messages_search_by_every_route() {
     assert_eq!(first.len(), 25);
     assert!(first.last() > second.first(), "newest first across pages");
 }
+
+/// The handle caches which FTS indexes it can use, keyed by the schema
+/// cookie: when another process (the original, without the tokenizer)
+/// disables the CJK index, the next search of the same handle notices.
+#[test]
+fn a_cjk_index_disabled_by_another_process_stops_being_served() {
+    let (dir, db) = store();
+    let all = SearchOptions::default();
+    assert_eq!(
+        ids_and_snippets(&db, "漓江", &all),
+        vec![(7, "广西 桂林 >>>漓江<<< 旅游".to_owned())]
+    );
+    let other =
+        hermes_state::rusqlite::Connection::open(dir.path().join("state.db")).expect("plain");
+    other
+        .execute_batch(
+            "INSERT INTO state_meta (key, value) VALUES ('fts_cjk_stale', '1');
+             DROP TRIGGER messages_fts_cjk_insert; DROP TRIGGER messages_fts_cjk_delete; DROP TRIGGER messages_fts_cjk_update;",
+        )
+        .expect("disable");
+    // Now the LIKE route answers: raw text, no markers.
+    assert_eq!(
+        ids_and_snippets(&db, "漓江", &all),
+        vec![(7, "广西 桂林 漓江 旅游".to_owned())]
+    );
+}
