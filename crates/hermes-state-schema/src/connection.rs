@@ -58,8 +58,34 @@ pub fn open_read_only(path: &Path) -> Result<Connection, SchemaError> {
 /// this connection. Registration writes nothing to the file. A failure (only
 /// possible without FTS5) leaves the tokenizer absent, as the original treats
 /// a missing tokenizer library; [`has_cjk_tokenizer`] tells which.
+///
+/// `HERMES_CJK_FTS=0|false|off|no` (the original's switch, `schema-v23.md`
+/// §6.6) disables it: the tokenizer is then absent, exactly as for an
+/// original without the library.
 pub fn register_tokenizers(conn: &Connection) {
-    let _ = crate::cjk::register(conn);
+    if cjk_enabled() {
+        let _ = crate::cjk::register(conn);
+    }
+}
+
+/// The environment variable that switches the CJK tokenizer off.
+pub const CJK_SWITCH_ENV: &str = "HERMES_CJK_FTS";
+
+/// Whether the CJK tokenizer is enabled: `HERMES_CJK_FTS`, trimmed and
+/// lower-cased, is not one of `0`, `false`, `off`, `no`.
+pub fn cjk_enabled() -> bool {
+    match std::env::var(CJK_SWITCH_ENV) {
+        Ok(value) => !cjk_switched_off(&value),
+        Err(_) => true,
+    }
+}
+
+/// Whether a value of `HERMES_CJK_FTS` switches the tokenizer off.
+pub fn cjk_switched_off(value: &str) -> bool {
+    matches!(
+        value.trim().to_lowercase().as_str(),
+        "0" | "false" | "off" | "no"
+    )
 }
 
 /// Whether the `cjk_unicode61` tokenizer is available on this connection.
@@ -80,14 +106,20 @@ pub fn has_wal_reset_bug(version_number: i32) -> bool {
     affected && !backported
 }
 
-/// Applies the journal-mode rule and `foreign_keys=ON` to a writable connection
-/// (`schema-v23.md` §2.2): WAL unless the linked SQLite has the WAL-reset bug;
-/// an on-disk WAL file is never downgraded; on a file system that refuses WAL
-/// (`locking protocol`, `not authorized`) a non-WAL file falls back to DELETE.
-pub fn configure_writable(conn: &Connection) -> Result<JournalMode, SchemaError> {
+/// Applies the journal-mode rule and `foreign_keys=ON` to a writable connection.
+///
+/// Only a **new** store (`new_store`: the file has no schema objects yet) gets
+/// the rule of `schema-v23.md` §2.2: WAL unless the linked SQLite has the
+/// WAL-reset bug; on a file system that refuses WAL (`locking protocol`,
+/// `not authorized`) DELETE. An existing file keeps the journal mode it has
+/// (`newer-versions.md` §4.2): its owner may have chosen DELETE on purpose
+/// (their Hermes links a SQLite with the WAL-reset bug, or the file system
+/// cannot keep WAL's `-shm` coherent), the original never downgrades WAL, so
+/// one switch by us would be permanent for every process of that user.
+pub fn configure_writable(conn: &Connection, new_store: bool) -> Result<JournalMode, SchemaError> {
     let current = journal_mode(conn)?;
-    let mode = if current == JournalMode::Wal {
-        JournalMode::Wal
+    let mode = if current == JournalMode::Wal || !new_store {
+        current
     } else if has_wal_reset_bug(rusqlite::version_number()) {
         // Errors ignored, as the original: the file stays in whatever mode it has.
         let _ = conn.query_row("PRAGMA journal_mode=DELETE", [], |_| Ok(()));

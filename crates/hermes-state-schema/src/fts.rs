@@ -69,14 +69,13 @@ pub fn cjk_index_healthy(conn: &Connection) -> Result<bool, SchemaError> {
     Ok(blocked == 0)
 }
 
-/// (Re)creates the CJK index from scratch and fills it, in the open's
+/// (Re)creates the CJK index from scratch and fills it, in the caller's
 /// transaction: drops its triggers, table, view and markers, creates them
 /// again (view, table, triggers, in the original's order) and rebuilds.
 ///
-/// The original only does this from its explicit storage optimisation and
-/// otherwise leaves a stale or half-filled index unserved; doing it at open
-/// keeps CJK search complete after the original (without the tokenizer) has
-/// written to the file. The cost is one pass over `messages`.
+/// Used for a new store and by the explicit CJK rebuild; the cost is one pass
+/// over `messages`. Every other writer of the file needs the tokenizer
+/// afterwards (a Hermes without it marks the index stale on its next open).
 pub fn reset_cjk_index(conn: &Connection) -> Result<(), SchemaError> {
     drop_cjk_index(conn)?;
     conn.execute(
@@ -89,6 +88,26 @@ pub fn reset_cjk_index(conn: &Connection) -> Result<(), SchemaError> {
             .context("creating the CJK index")?;
     }
     rebuild(conn, "messages_fts_cjk")
+}
+
+/// Whether the CJK index is live: its three triggers exist and it is not
+/// marked stale. Only a live index may be reset or rebuilt by maintenance
+/// that is not the explicit CJK rebuild, because resetting recreates its
+/// triggers, which every other writer of the file then needs the tokenizer for.
+pub fn cjk_index_live(conn: &Connection) -> Result<bool, SchemaError> {
+    for name in ddl::CJK_TRIGGER_NAMES {
+        if !detect::object_exists(conn, "trigger", name)? {
+            return Ok(false);
+        }
+    }
+    let stale: bool = conn
+        .query_row(
+            "SELECT EXISTS(SELECT 1 FROM state_meta WHERE key = ?1)",
+            [CJK_STALE_KEY],
+            |row| row.get(0),
+        )
+        .context("reading the CJK markers")?;
+    Ok(!stale)
 }
 
 /// Counts the six named FTS triggers (fewer than six means "needs repair").
@@ -106,11 +125,23 @@ pub fn count_fts_triggers(conn: &Connection) -> Result<usize, SchemaError> {
 /// the indexes when triggers were missing, as the original's open does.
 ///
 /// `triggers_before` is the trigger count taken before any DDL of this open;
-/// `cjk_tokenizer` says whether `cjk_unicode61` is registered on `conn`.
+/// `cjk_tokenizer` says whether `cjk_unicode61` is registered on `conn`;
+/// `new_store` whether this open created the store.
+///
+/// The optional CJK index follows `schema-v23.md` §6.6 with one restriction
+/// (docs/DECISIONS.md, "CJK index"): it is created only in a store this open
+/// creates. On an existing file it is never created, its triggers are never
+/// recreated and it is never rebuilt here, because a Hermes process without
+/// the tokenizer may hold the file open: CJK triggers created under it make
+/// its next message insert fail with `no such tokenizer`. Only the explicit
+/// storage optimisation or the explicit CJK rebuild brings it back. Without
+/// the tokenizer, live CJK triggers are dropped and the index marked stale,
+/// as the original does, so that our own writes keep working.
 pub fn set_up(
     conn: &Connection,
     triggers_before: usize,
     cjk_tokenizer: bool,
+    new_store: bool,
 ) -> Result<FtsSetup, SchemaError> {
     let layout = detect::fts_layout(conn)?;
     let needs_repair = triggers_before < ddl::FTS_TRIGGER_NAMES.len();
@@ -133,7 +164,7 @@ pub fn set_up(
     }
     let mut cjk_rebuilt = false;
     let cjk_marked_stale = if cjk_tokenizer {
-        if !layout.is_legacy() && !cjk_index_healthy(conn)? {
+        if new_store && !layout.is_legacy() && !cjk_index_healthy(conn)? {
             reset_cjk_index(conn)?;
             cjk_rebuilt = true;
         }

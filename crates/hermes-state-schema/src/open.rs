@@ -46,21 +46,32 @@ pub struct OpenReport {
 /// databases, SQLite files of other applications, and stores newer than this
 /// library writes ([`SchemaError::SchemaTooNew`]; open those read-only). Waits
 /// for the migration lock with the write-retry policy when another process holds it.
+///
+/// A missing file is created here, private (0600) from the moment it exists,
+/// and gets the journal-mode rule of a new store (WAL). An existing file keeps
+/// its journal mode and its permissions: only a file this call created is
+/// ours to set up.
 pub fn open_writable(path: &Path) -> Result<(Connection, OpenReport), SchemaError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         permissions::create_private_dir_all(parent)?;
     }
+    let created_file = permissions::create_private_file(path)?;
     let conn = connection::open_read_write(path)?;
     // Classify before the first pragma that could write (journal mode changes the header).
     let before = retry::with_retries(|| detect::inspect(&conn, path), SchemaError::kind)?;
     if let FileShape::Store(shape) = &before {
         detect::ensure_writable(shape, path)?;
     }
-    let journal_mode =
-        retry::with_retries(|| connection::configure_writable(&conn), SchemaError::kind)?;
+    let new_store = before == FileShape::Empty;
+    let journal_mode = retry::with_retries(
+        || connection::configure_writable(&conn, new_store),
+        SchemaError::kind,
+    )?;
     let mut report = retry::with_retries(|| migrate_under_lock(&conn, path), SchemaError::kind)?;
     report.journal_mode = journal_mode;
-    permissions::restrict(path)?;
+    if created_file {
+        permissions::restrict(path)?;
+    }
     Ok((conn, report))
 }
 
@@ -140,7 +151,12 @@ fn migrate_locked(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaEr
     let to_version = bookkeep_version(conn, hermes_home, shape.as_ref(), layout_before)?;
     legacy::heal_keys(conn)?;
     create_title_index(conn)?;
-    let fts = fts::set_up(conn, triggers_before, connection::has_cjk_tokenizer(conn))?;
+    let fts = fts::set_up(
+        conn,
+        triggers_before,
+        connection::has_cjk_tokenizer(conn),
+        created,
+    )?;
     let history = history::apply(conn)?;
     Ok(OpenReport {
         created,

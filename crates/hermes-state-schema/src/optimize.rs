@@ -305,7 +305,9 @@ pub fn settle(conn: &Connection) -> Result<bool, SchemaError> {
 /// transaction; `None` when the layout is not v23. See
 /// [`in_transaction::begin_rebuild`].
 pub fn begin_background_rebuild(conn: &Connection) -> Result<Option<i64>, SchemaError> {
-    let tokenizer = has_cjk_tokenizer(conn);
+    // A stale CJK index stays as it is: resetting it would recreate its
+    // triggers under writers that may lack the tokenizer.
+    let tokenizer = has_cjk_tokenizer(conn) && crate::fts::cjk_index_live(conn)?;
     immediate(conn, "starting a background FTS rebuild", |conn| {
         in_transaction::begin_rebuild(conn, tokenizer)
     })

@@ -59,6 +59,33 @@ fn restrict_one(_path: &Path) -> Result<(), SchemaError> {
     Ok(())
 }
 
+/// Creates the database file, empty and private (0600), when it does not
+/// exist yet; returns whether this call created it.
+///
+/// SQLite would create it with `0644 & ~umask` and the `-wal`/`-shm` files
+/// take the database file's mode, so without this there would be a window in
+/// which a new store (private conversations) is readable by others. The
+/// exclusive create (`O_EXCL`) only ever makes a new, empty file: it never
+/// opens an existing one, so it cannot touch a live database or its locks.
+/// SQLite treats the empty file as a new database.
+pub fn create_private_file(db_path: &Path) -> Result<bool, SchemaError> {
+    let mut options = std::fs::OpenOptions::new(); // tidy: not the live database (create_new only)
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    match options.open(db_path) {
+        Ok(_new_empty_file) => Ok(true),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(source) => Err(SchemaError::Io {
+            path: db_path.to_owned(),
+            source,
+        }),
+    }
+}
+
 /// Creates a folder and its missing ancestors (`mkdir -p`); folders created
 /// here are 0700, since they hold private conversations. Existing folders keep
 /// their mode.

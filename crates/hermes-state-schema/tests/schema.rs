@@ -2425,7 +2425,7 @@ fn cjk_rule_without_tokenizer_marks_stale() {
 
     // The tokenizer-absent rule, as the open would run it without the tokenizer.
     conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
-    let setup = hermes_state_schema::fts::set_up(&conn, 6, false).expect("set_up");
+    let setup = hermes_state_schema::fts::set_up(&conn, 6, false, false).expect("set_up");
     conn.execute_batch("COMMIT").expect("commit");
     assert!(setup.cjk_marked_stale, "{setup:?}");
     assert!(!setup.cjk_rebuilt, "{setup:?}");
@@ -2469,7 +2469,7 @@ fn cjk_rule_without_tokenizer_marks_stale() {
 
     // Nothing left to do for the rule the next time.
     conn.execute_batch("BEGIN IMMEDIATE").expect("begin");
-    let setup = hermes_state_schema::fts::set_up(&conn, 6, false).expect("set_up");
+    let setup = hermes_state_schema::fts::set_up(&conn, 6, false, false).expect("set_up");
     conn.execute_batch("COMMIT").expect("commit");
     assert!(!setup.cjk_marked_stale, "{setup:?}");
     assert_eq!(

@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hermes_state_schema::{JournalMode, OpenReport, retry};
+use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect, retry};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 
@@ -37,19 +37,49 @@ pub(crate) fn existing_fts_tables(conn: &Connection) -> Vec<&'static str> {
         .collect()
 }
 
+/// The connections of a handle.
+///
+/// Reads go through a read-only connection (`mode=ro`) until the handle
+/// first writes; the first write (or [`SessionDb::migrate`]) opens the
+/// writable connection, which runs the open algorithm (upgrade, FTS set-up)
+/// under the cross-process migration lock, and from then on carries reads
+/// and writes alike. So a handle that only reads never writes a byte,
+/// never takes a write lock and never waits for one.
+#[derive(Debug, Default)]
+struct Connections {
+    reader: Option<Connection>,
+    writer: Option<Connection>,
+    closed: bool,
+}
+
+impl Connections {
+    fn for_reading(&self) -> Result<&Connection> {
+        if self.closed {
+            return Err(Error::Closed);
+        }
+        self.writer
+            .as_ref()
+            .or(self.reader.as_ref())
+            .ok_or(Error::Closed)
+    }
+}
+
 /// A handle on one `state.db`.
 ///
-/// One connection per handle, shared by all threads behind a mutex, as in the
-/// original. Every mutation goes through one write path: a `BEGIN IMMEDIATE`
-/// transaction, retried on lock errors with random 20–150 ms sleeps up to 15
-/// attempts, so an operation is either fully committed or not at all; when the
-/// retries run out the error's kind is [`ErrorKind::Busy`].
+/// Shared by all threads behind a mutex, as the original's one connection.
+/// Opening never writes to an existing file: reads use a read-only
+/// connection, and the first write upgrades the file (see
+/// [`SessionDb::migrate`]). Every mutation goes through one write path: a
+/// `BEGIN IMMEDIATE` transaction, retried on lock errors with random
+/// 20–150 ms sleeps up to 15 attempts, so an operation is either fully
+/// committed or not at all; when the retries run out the error's kind is
+/// [`ErrorKind::Busy`].
 #[derive(Debug)]
 pub struct SessionDb {
-    conn: Mutex<Option<Connection>>,
+    conns: Mutex<Connections>,
     path: PathBuf,
     read_only: bool,
-    report: Option<OpenReport>,
+    report: OnceLock<OpenReport>,
     successful_writes: AtomicU64,
     fts_repair_tried: AtomicBool,
     /// The FTS objects seen by the last search, with the schema cookie they belong to.
@@ -57,17 +87,34 @@ pub struct SessionDb {
 }
 
 impl SessionDb {
-    /// Opens (creating if needed) the store at `path` for reading and writing,
-    /// bringing it to schema version 23.
+    /// Opens the store at `path` for reading and writing, creating it when
+    /// the file does not exist.
     ///
-    /// Files that must not be touched are refused with the file left
-    /// byte-for-byte unchanged: not a database ([`ErrorKind::NotADatabase`]),
-    /// another application's SQLite file (same kind), a store newer than this
-    /// library writes ([`ErrorKind::SchemaTooNew`]; use [`SessionDb::open_read_only`]).
+    /// An existing file is not changed by opening: it is classified through
+    /// a read-only connection, and upgraded to schema version 23 by the
+    /// first write (or [`SessionDb::migrate`]), so a handle used only for
+    /// reading leaves the file byte-for-byte unchanged.
+    ///
+    /// Refused: not a database ([`ErrorKind::NotADatabase`]), another
+    /// application's SQLite file (same kind), a store newer than this
+    /// library writes ([`ErrorKind::SchemaTooNew`]; use
+    /// [`SessionDb::open_read_only`]).
     pub fn open(path: impl AsRef<Path>) -> Result<SessionDb> {
         let path = path.as_ref();
-        let (conn, report) = hermes_state_schema::open_writable(path)?;
-        Ok(SessionDb::from_parts(conn, path, false, Some(report)))
+        let db = SessionDb::new(path, false);
+        let reader = match existing_reader(path)? {
+            Some((reader, FileShape::Store(shape))) => {
+                detect::ensure_writable(&shape, path)?;
+                reader
+            }
+            // Missing or empty: nobody else can be using it; make the store now.
+            Some((_, FileShape::Empty)) | None => {
+                db.open_writer(&mut db.connections())?;
+                return Ok(db);
+            }
+        };
+        db.connections().reader = Some(reader);
+        Ok(db)
     }
 
     /// Opens the default store, `$HERMES_HOME/state.db` (else `~/.hermes/state.db`),
@@ -76,30 +123,60 @@ impl SessionDb {
         SessionDb::open(paths::default_db_path()?)
     }
 
-    /// Opens an existing store read-only, as the original's `read_only=True`:
-    /// nothing is created, migrated or written; every write fails with
-    /// [`ErrorKind::ReadOnly`]. Works on stores newer than this library writes.
+    /// Opens an existing store read-only: nothing is created, migrated or
+    /// written; every write fails with [`ErrorKind::ReadOnly`]. Works on every
+    /// version the original wrote and on newer ones. Files that are not a
+    /// store are refused as by [`SessionDb::open`].
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<SessionDb> {
         let path = path.as_ref();
+        let db = SessionDb::new(path, true);
         let conn = hermes_state_schema::open_read_only(path)?;
-        Ok(SessionDb::from_parts(conn, path, true, None))
+        detect::inspect(&conn, path)?;
+        db.connections().reader = Some(conn);
+        Ok(db)
     }
 
-    fn from_parts(
-        conn: Connection,
-        path: &Path,
-        read_only: bool,
-        report: Option<OpenReport>,
-    ) -> SessionDb {
+    fn new(path: &Path, read_only: bool) -> SessionDb {
         SessionDb {
-            conn: Mutex::new(Some(conn)),
+            conns: Mutex::new(Connections::default()),
             path: path.to_owned(),
             read_only,
-            report,
+            report: OnceLock::new(),
             successful_writes: AtomicU64::new(0),
             fts_repair_tried: AtomicBool::new(false),
             fts_objects: Mutex::new(None),
         }
+    }
+
+    /// Brings the file to the current schema now, instead of at the first
+    /// write, and returns what that did. Idempotent: later calls return the
+    /// first report. Fails with [`ErrorKind::ReadOnly`] on a read-only handle.
+    pub fn migrate(&self) -> Result<OpenReport> {
+        if self.read_only {
+            return Err(Error::ReadOnly("migrating".to_owned()));
+        }
+        let mut conns = self.connections();
+        if conns.closed {
+            return Err(Error::Closed);
+        }
+        if conns.writer.is_none() {
+            self.open_writer(&mut conns)?;
+        }
+        drop(conns);
+        self.report
+            .get()
+            .cloned()
+            .ok_or_else(|| Error::ReadOnly("migrating".to_owned()))
+    }
+
+    /// Opens the writable connection (running the open algorithm) and
+    /// retires the read-only one.
+    fn open_writer(&self, conns: &mut Connections) -> Result<()> {
+        let (conn, report) = hermes_state_schema::open_writable(&self.path)?;
+        let _ = self.report.set(report);
+        conns.writer = Some(conn);
+        conns.reader = None;
+        Ok(())
     }
 
     /// The path of the database file.
@@ -112,28 +189,30 @@ impl SessionDb {
         self.read_only
     }
 
-    /// What the open did (versions, added columns, FTS work); `None` for read-only handles.
+    /// What the open algorithm did (versions, added columns, FTS work), once
+    /// the handle has written or migrated; `None` before that and for
+    /// read-only handles.
     pub fn open_report(&self) -> Option<&OpenReport> {
-        self.report.as_ref()
+        self.report.get()
     }
 
-    /// The journal mode of a writable handle.
+    /// The journal mode of the writable connection, once there is one.
     pub fn journal_mode(&self) -> Option<JournalMode> {
-        self.report.as_ref().map(|r| r.journal_mode)
+        self.report.get().map(|r| r.journal_mode)
     }
 
-    /// Checkpoints the WAL into the database file (TRUNCATE, errors ignored)
-    /// and closes the connection. A second `close` does nothing; any other
-    /// call after it fails with [`Error::Closed`].
+    /// Checkpoints the WAL into the database file (TRUNCATE, errors ignored,
+    /// only when this handle has written) and closes the connection. A second
+    /// `close` does nothing; any other call after it fails with [`Error::Closed`].
     pub fn close(&self) -> Result<()> {
-        let mut guard = self
-            .conn
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(conn) = guard.take() {
-            if !self.read_only {
-                let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-            }
+        let mut conns = self.connections();
+        conns.closed = true;
+        if let Some(conn) = conns.writer.take() {
+            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            conn.close()
+                .map_err(|(_, source)| Error::sqlite("closing the store", source))?;
+        }
+        if let Some(conn) = conns.reader.take() {
             conn.close()
                 .map_err(|(_, source)| Error::sqlite("closing the store", source))?;
         }
@@ -143,26 +222,38 @@ impl SessionDb {
     /// Runs `read` on the connection, under the handle's mutex.
     ///
     /// This is the way to call the `hermes_state_query` functions, or your
-    /// own SQL, on the store's connection. Do not write through it: writes
-    /// belong to the write path, which owns retries and checkpoints.
+    /// own SQL, on the store's connection. Do not write through it: before
+    /// the handle's first write it is a read-only connection (older files
+    /// are presented in the v23 shape there, see
+    /// `hermes_state_query::compat`); writes belong to the write path, which
+    /// owns retries and checkpoints.
     pub fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let guard = self.lock()?;
-        let conn = guard.as_ref().ok_or(Error::Closed)?;
+        let conns = self.connections();
+        let conn = conns.for_reading()?;
+        if conns.writer.is_none() {
+            prepare_reader(conn)?;
+        }
         read(conn)
     }
 
-    fn lock(&self) -> Result<MutexGuard<'_, Option<Connection>>> {
+    fn connections(&self) -> MutexGuard<'_, Connections> {
         // A panic in another thread while holding the lock cannot leave a
         // transaction open (writes roll back on every error path), so a
         // poisoned mutex is safe to keep using.
-        let guard = self
-            .conn
+        self.conns
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if guard.is_none() {
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The writable connection, opened (and the file upgraded) on first use.
+    fn writer<'g>(&self, conns: &'g mut MutexGuard<'_, Connections>) -> Result<&'g Connection> {
+        if conns.closed {
             return Err(Error::Closed);
         }
-        Ok(guard)
+        if conns.writer.is_none() {
+            self.open_writer(conns)?;
+        }
+        conns.writer.as_ref().ok_or(Error::Closed)
     }
 
     /// The single write path (`api.md` §13).
@@ -184,9 +275,11 @@ impl SessionDb {
         loop {
             attempt += 1;
             let outcome = {
-                let guard = self.lock()?;
-                let conn = guard.as_ref().ok_or(Error::Closed)?;
-                run_in_immediate(conn, &mut op)
+                let mut conns = self.connections();
+                match self.writer(&mut conns) {
+                    Ok(conn) => run_in_immediate(conn, &mut op),
+                    Err(error) => Err(error),
+                }
             };
             match outcome {
                 Ok(value) => {
@@ -215,8 +308,10 @@ impl SessionDb {
         if !count.is_multiple_of(CHECKPOINT_EVERY) && !count.is_multiple_of(FTS_MERGE_EVERY) {
             return;
         }
-        let Ok(guard) = self.lock() else { return };
-        let Some(conn) = guard.as_ref() else { return };
+        let conns = self.connections();
+        let Some(conn) = conns.writer.as_ref() else {
+            return;
+        };
         if count.is_multiple_of(CHECKPOINT_EVERY) {
             // Best effort, as the original: a checkpoint that cannot run now runs later.
             let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
@@ -241,9 +336,30 @@ impl SessionDb {
         if self.read_only {
             return Err(Error::ReadOnly(what.to_owned()));
         }
-        let guard = self.lock()?;
-        let conn = guard.as_ref().ok_or(Error::Closed)?;
+        let mut conns = self.connections();
+        let conn = self.writer(&mut conns)?;
         work(conn)
+    }
+
+    /// Runs one statement that cannot run inside a transaction (`VACUUM`, a
+    /// checkpoint) on the writable connection, retried on lock errors with
+    /// the write path's policy.
+    pub(crate) fn write_statement(&self, what: &str, sql: &str) -> Result<()> {
+        if self.read_only {
+            return Err(Error::ReadOnly(what.to_owned()));
+        }
+        retry::with_retries(
+            || {
+                self.with_writable_connection(what, |conn| {
+                    let mut stmt = conn.prepare(sql).map_err(|e| Error::sqlite(what, e))?;
+                    let mut rows = stmt.query([]).map_err(|e| Error::sqlite(what, e))?;
+                    while rows.next().map_err(|e| Error::sqlite(what, e))?.is_some() {}
+                    Ok(())
+                })
+            },
+            Error::kind,
+        )
+        .map_err(|error| give_up_after_retries(what, error))
     }
 
     /// Takes the handle's single FTS repair: true the first time only.
@@ -251,12 +367,18 @@ impl SessionDb {
         !self.fts_repair_tried.swap(true, Ordering::SeqCst)
     }
 
-    /// Rebuilds every FTS index from its content, in one write transaction.
+    /// Rebuilds every FTS index from its content, in one write transaction
+    /// of the write path. The CJK index is rebuilt only while it is live (its
+    /// triggers in place, not stale) and this connection has its tokenizer.
     pub(crate) fn rebuild_fts_indexes(&self) -> Result<()> {
-        let guard = self.lock()?;
-        let conn = guard.as_ref().ok_or(Error::Closed)?;
-        run_in_immediate(conn, &mut |conn: &Connection| {
+        self.write("rebuilding the FTS indexes", |conn: &Connection| {
             for table in existing_fts_tables(conn) {
+                if table == "messages_fts_cjk"
+                    && !(hermes_state_schema::connection::has_cjk_tokenizer(conn)
+                        && hermes_state_schema::fts::cjk_index_live(conn)?)
+                {
+                    continue;
+                }
                 hermes_state_schema::fts::rebuild(conn, table)?;
             }
             // A full rebuild completes any pending gated backfill: its markers
@@ -292,6 +414,37 @@ fn run_in_immediate<T>(
         let _ = conn.execute_batch("ROLLBACK");
     }
     result
+}
+
+/// Maps the error that ended [`retry::with_retries`] to [`Error::Busy`]
+/// when it was a lock error.
+fn give_up_after_retries(what: &str, error: Error) -> Error {
+    if error.kind() == ErrorKind::Busy {
+        give_up(what, retry::MAX_ATTEMPTS, error)
+    } else {
+        error
+    }
+}
+
+/// Presents an older or newer file in the v23 shape on the read-only
+/// connection (temporary views only; nothing reaches the file).
+fn prepare_reader(_conn: &Connection) -> Result<()> {
+    Ok(())
+}
+
+/// A read-only connection on an existing, non-empty file, and what the file
+/// is; `None` when there is no file (or it is empty) yet.
+fn existing_reader(path: &Path) -> Result<Option<(Connection, FileShape)>> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() && meta.len() == 0 => return Ok(None),
+        Ok(_) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        // Anything else (a permission problem) is for SQLite to report.
+        Err(_) => {}
+    }
+    let conn = hermes_state_schema::open_read_only(path)?;
+    let shape = retry::with_retries(|| detect::inspect(&conn, path), SchemaError::kind)?;
+    Ok(Some((conn, shape)))
 }
 
 fn give_up(what: &str, attempts: u32, error: Error) -> Error {

@@ -245,11 +245,17 @@ impl SessionDb {
     /// duplicate titles, and notes on the FTS storage (legacy layout, pending
     /// backfills, stale CJK index, leftover tables).
     ///
-    /// The FTS check is an `INSERT` command that writes nothing; it takes the
-    /// write lock for its duration (read-only handles check the index only).
+    /// The FTS5 `integrity-check` is an `INSERT` command that writes
+    /// nothing, but it needs the write lock: on a writable handle the whole
+    /// check runs through the write path (which also upgrades the file, as
+    /// any first write does); a read-only handle checks the indexes only
+    /// (`PRAGMA integrity_check(<table>)`) and never writes.
     pub fn doctor(&self) -> Result<DoctorReport> {
-        let read_only = self.is_read_only();
-        self.read(|conn| diagnose(conn, read_only))
+        if self.is_read_only() {
+            self.read(|conn| diagnose(conn, true))
+        } else {
+            self.write("checking the store", |conn| diagnose(conn, false))
+        }
     }
 
     /// [`SessionDb::repair_with`] with the default options.
@@ -332,10 +338,13 @@ impl SessionDb {
             messages > options.background_rebuild_above && layout == FtsLayout::External;
         let rebuilt = self.write("rebuilding the FTS indexes", |conn| {
             if !missing_fts_objects(conn)?.is_empty() {
-                fts::set_up(conn, fts::count_fts_triggers(conn)?, tokenizer)?;
+                fts::set_up(conn, fts::count_fts_triggers(conn)?, tokenizer, false)?;
             }
             if background {
-                optimize::in_transaction::begin_rebuild(conn, tokenizer)?;
+                optimize::in_transaction::begin_rebuild(
+                    conn,
+                    tokenizer && fts::cjk_index_live(conn)?,
+                )?;
             } else {
                 for table in ["messages_fts", "messages_fts_trigram"] {
                     if detect::object_exists(conn, "table", table)? {
@@ -347,7 +356,10 @@ impl SessionDb {
                     [fts::REBUILD_HIGH_WATER_KEY, fts::REBUILD_PROGRESS_KEY],
                 )
                 .context("clearing the rebuild markers")?;
-                if tokenizer && detect::object_exists(conn, "table", "messages_fts_cjk")? {
+                // Only a live CJK index is rebuilt: a stale one keeps its
+                // triggers dropped (other writers may lack the tokenizer)
+                // until the explicit CJK rebuild.
+                if tokenizer && fts::cjk_index_live(conn)? {
                     fts::reset_cjk_index(conn)?;
                 }
             }

@@ -115,9 +115,9 @@ impl SessionDb {
     /// file only shrinks when the vacuumed pages are checkpointed). Returns the
     /// number of FTS tables optimised.
     ///
-    /// `VACUUM` cannot run inside a transaction, so these statements run on
-    /// the handle's connection outside the write path, each retried on lock
-    /// errors with the write path's policy. It rewrites the whole file: it
+    /// `VACUUM` cannot run inside a transaction, so these statements run one
+    /// by one on the writable connection, each retried on lock errors with
+    /// the write path's policy. It rewrites the whole file: it
     /// needs free disk space of about the file's size and blocks other
     /// writers while it runs.
     pub fn vacuum(&self) -> Result<usize> {
@@ -126,14 +126,14 @@ impl SessionDb {
         }
         let tables = self.read(|conn| Ok(existing_fts_tables(conn)))?;
         for table in &tables {
-            self.maintenance_statement(
+            self.write_statement(
                 "optimizing an FTS index",
                 &format!("INSERT INTO {table}({table}) VALUES('optimize')"),
             )?;
         }
-        self.maintenance_statement("checkpointing", "PRAGMA wal_checkpoint(TRUNCATE)")?;
-        self.maintenance_statement("vacuuming", "VACUUM")?;
-        self.maintenance_statement("checkpointing", "PRAGMA wal_checkpoint(TRUNCATE)")?;
+        self.write_statement("checkpointing", "PRAGMA wal_checkpoint(TRUNCATE)")?;
+        self.write_statement("vacuuming", "VACUUM")?;
+        self.write_statement("checkpointing", "PRAGMA wal_checkpoint(TRUNCATE)")?;
         Ok(tables.len())
     }
 
@@ -202,23 +202,6 @@ impl SessionDb {
         drop(conn);
         hermes_state_schema::permissions::restrict(target)?;
         Ok(())
-    }
-
-    /// Runs one statement on the handle's connection, outside any
-    /// transaction, retried on lock errors.
-    fn maintenance_statement(&self, what: &str, sql: &str) -> Result<()> {
-        retry::with_retries(
-            || {
-                self.read(|conn| {
-                    let mut stmt = conn.prepare(sql).context(what)?;
-                    let mut rows = stmt.query([]).context(what)?;
-                    while rows.next().context(what)?.is_some() {}
-                    Ok(())
-                })
-            },
-            Error::kind,
-        )
-        .map_err(|error| gave_up(what, error))
     }
 
     fn fts_command(&self, what: &str, command: &str) -> Result<usize> {

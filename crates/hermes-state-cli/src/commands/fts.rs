@@ -20,7 +20,7 @@ fn maintenance_connection(ctx: &Context) -> CliResult<Connection> {
     db.close().map_err(|e| ctx.fail(&e))?;
     let fail = |e: SchemaError| ctx.fail(&hermes_state::Error::from(e));
     let conn = connection::open_read_write(&ctx.path).map_err(fail)?;
-    connection::configure_writable(&conn).map_err(fail)?;
+    connection::configure_writable(&conn, false).map_err(fail)?;
     Ok(conn)
 }
 
