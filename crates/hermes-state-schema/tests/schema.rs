@@ -2050,10 +2050,14 @@ fn reconciler_appends_missing_columns_in_declared_order() {
         .expect("message");
     assert_eq!((active, compacted, observed), (1, 0, 0));
 
-    // Every v23 object exists now.
+    // Every v23 object exists now; the optional CJK index is not created
+    // on an existing file (a running original may lack its tokenizer).
     let names: BTreeSet<String> = master(&conn).into_iter().map(|row| row.2).collect();
-    for (_, _, name, _) in spec::INVENTORY.iter().chain(&spec::CJK_INVENTORY) {
+    for (_, _, name, _) in spec::INVENTORY.iter() {
         assert!(names.contains(*name), "{name} missing after the upgrade");
+    }
+    for (_, _, name, _) in spec::CJK_INVENTORY.iter() {
+        assert!(!names.contains(*name), "{name} created on an existing file");
     }
     let sql_after_first = master(&conn);
     drop(conn);
@@ -2479,7 +2483,7 @@ fn cjk_rule_without_tokenizer_marks_stale() {
 }
 
 #[test]
-fn stale_cjk_index_is_rebuilt_at_open() {
+fn stale_cjk_index_stays_stale_at_open_until_the_explicit_reset() {
     let (_dir, path) = temp_db();
     let (conn, _) = open(&path);
     conn.execute(
@@ -2509,19 +2513,36 @@ fn stale_cjk_index_is_rebuilt_at_open() {
     .expect("stale by hand");
     let while_stale =
         insert_message(&conn, "user", "我们的数据库").expect("write without the tokenizer");
+
+    // Our writable open (the original's connection still open) leaves it as it is.
+    let master_before = master(&conn);
+    let (ours, report) = open(&path);
+    assert!(!report.fts.cjk_rebuilt, "{report:?}");
+    assert!(!report.fts.cjk_marked_stale, "{report:?}");
+    assert!(!report.fts.rebuilt, "the six base/trigram triggers are intact");
+    assert!(cjk_triggers(&ours).is_empty(), "no CJK trigger recreated");
+    assert_eq!(
+        cjk_meta(&ours),
+        vec![("fts_cjk_stale".to_owned(), Some("1".to_owned()))]
+    );
+    let after_open = master(&ours);
+    assert_eq!(
+        after_open.iter().filter(|row| row.2.contains("cjk")).collect::<Vec<_>>(),
+        master_before.iter().filter(|row| row.2.contains("cjk")).collect::<Vec<_>>(),
+        "CJK objects unchanged"
+    );
+    // So the original keeps writing.
+    insert_message(&conn, "user", "又一个数据库").expect("the original still writes");
     drop(conn);
 
-    let (conn, report) = open(&path);
-    assert!(report.fts.cjk_rebuilt, "{report:?}");
-    assert!(!report.fts.cjk_marked_stale, "{report:?}");
-    assert!(
-        !report.fts.rebuilt,
-        "the six base/trigram triggers are intact"
-    );
-    assert!(cjk_meta(&conn).is_empty(), "markers: {:?}", cjk_meta(&conn));
-    assert_eq!(cjk_triggers(&conn), spec::CJK_TRIGGERS.to_vec());
+    // Only the explicit reset rebuilds it, complete.
+    ours.execute_batch("BEGIN IMMEDIATE").expect("begin");
+    hermes_state_schema::fts::reset_cjk_index(&ours).expect("explicit reset");
+    ours.execute_batch("COMMIT").expect("commit");
+    assert!(cjk_meta(&ours).is_empty(), "markers: {:?}", cjk_meta(&ours));
+    assert_eq!(cjk_triggers(&ours), spec::CJK_TRIGGERS.to_vec());
     for name in spec::CJK_TRIGGERS {
-        let sql: String = conn
+        let sql: String = ours
             .query_row(
                 "SELECT sql FROM sqlite_master WHERE name = ?1",
                 [name],
@@ -2530,26 +2551,20 @@ fn stale_cjk_index_is_rebuilt_at_open() {
             .expect("trigger sql");
         assert_eq!(sql, spec::cjk_object_sql(name), "stored SQL of {name}");
     }
-    assert_eq!(
-        cjk_hits(&conn, "\"据库\""),
-        vec![first, while_stale],
-        "the rebuilt index serves the row written while stale"
-    );
-    conn.execute_batch("INSERT INTO messages_fts_cjk(messages_fts_cjk) VALUES('integrity-check')")
+    let hits = cjk_hits(&ours, "\"据库\"");
+    assert_eq!(hits.len(), 3, "rows written while stale are indexed: {hits:?}");
+    assert_eq!(hits[..2], [first, while_stale]);
+    ours.execute_batch("INSERT INTO messages_fts_cjk(messages_fts_cjk) VALUES('integrity-check')")
         .expect("integrity-check");
-
-    // The triggers follow new writes again, and the next open has nothing to do.
-    let later = insert_message(&conn, "user", "数据库备份").expect("message");
-    assert_eq!(cjk_hits(&conn, "\"据库\""), vec![first, while_stale, later]);
-    let master_after = master(&conn);
-    drop(conn);
+    let master_after = master(&ours);
+    drop(ours);
     let (conn, report) = open(&path);
     assert!(!report.fts.cjk_rebuilt, "{report:?}");
     assert_eq!(master(&conn), master_after);
 }
 
 #[test]
-fn pending_cjk_backfill_is_rebuilt_at_open() {
+fn pending_cjk_backfill_is_not_rebuilt_at_open() {
     let (_dir, path) = temp_db();
     let (conn, _) = open(&path);
     conn.execute(
@@ -2557,38 +2572,32 @@ fn pending_cjk_backfill_is_rebuilt_at_open() {
         [],
     )
     .expect("session");
-    let mut cjk_ids = Vec::new();
     for (role, content) in [
         ("user", "数据库优化"),
         ("assistant", "hello"),
         ("user", "数据库迁移"),
-        ("tool", "数据库"),
-        ("assistant", "done"),
     ] {
-        let id = insert_message(&conn, role, content).expect("message");
-        if role != "tool" && content.contains("据库") {
-            cjk_ids.push(id);
-        }
+        insert_message(&conn, role, content).expect("message");
     }
     // A half-done backfill (schema-v23.md §6.6, §8): the index emptied, the
     // gate keys set, the triggers in place.
     conn.execute_batch(
         "INSERT INTO messages_fts_cjk(messages_fts_cjk) VALUES('delete-all');
-         INSERT INTO state_meta (key, value) VALUES ('fts_cjk_rebuild_high_water', '5');
+         INSERT INTO state_meta (key, value) VALUES ('fts_cjk_rebuild_high_water', '3');
          INSERT INTO state_meta (key, value) VALUES ('fts_cjk_rebuild_progress', '0');",
     )
     .expect("pending backfill");
-    assert!(cjk_hits(&conn, "\"据库\"").is_empty());
+    let meta_before = cjk_meta(&conn);
     drop(conn);
 
     let (conn, report) = open(&path);
-    assert!(report.fts.cjk_rebuilt, "{report:?}");
+    assert!(!report.fts.cjk_rebuilt, "{report:?}");
     assert!(!report.fts.cjk_marked_stale, "{report:?}");
-    assert!(cjk_meta(&conn).is_empty(), "markers: {:?}", cjk_meta(&conn));
-    assert_eq!(cjk_triggers(&conn), spec::CJK_TRIGGERS.to_vec());
-    assert_eq!(cjk_hits(&conn, "\"据库\""), cjk_ids);
-    conn.execute_batch("INSERT INTO messages_fts_cjk(messages_fts_cjk) VALUES('integrity-check')")
-        .expect("integrity-check");
+    assert_eq!(cjk_meta(&conn), meta_before, "the backfill is left to the explicit optimisation");
+    assert!(cjk_hits(&conn, "\"据库\"").is_empty());
+    // Rows written now, above the high-water mark, are indexed by the live triggers.
+    let later = insert_message(&conn, "user", "数据库备份").expect("message");
+    assert_eq!(cjk_hits(&conn, "\"据库\""), vec![later]);
 }
 
 // ---------------------------------------------------------------------------

@@ -14,6 +14,8 @@ mod common;
 
 #[path = "api/accounting.rs"]
 mod accounting;
+#[path = "api/coexistence.rs"]
+mod coexistence;
 #[path = "api/contention.rs"]
 mod contention;
 #[path = "api/conversation.rs"]

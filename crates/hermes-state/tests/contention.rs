@@ -111,6 +111,8 @@ fn two_processes_appending_lose_nothing() {
     let results = spawn_writers(&path, 2, count);
 
     let db = SessionDb::open(&path).expect("open");
+    // The FTS integrity-check below is an INSERT command: it needs the writable connection.
+    db.migrate().expect("writable connection");
     for (session, acked) in &results {
         let messages = db.get_messages(session).expect("messages");
         let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();

@@ -23,7 +23,7 @@ fn opener_child() {
         return;
     };
     let db = SessionDb::open(&path).expect("child open");
-    let report = db.open_report().expect("report");
+    let report = db.migrate().expect("child upgrade");
     println!(
         "OPENED from={:?} to={}",
         report.from_version, report.to_version
@@ -88,6 +88,7 @@ fn stored_version(path: &Path) -> i64 {
 
 fn assert_complete(path: &Path, messages: i64) {
     let db = SessionDb::open(path).expect("final open");
+    db.migrate().expect("final upgrade");
     db.read(|conn| {
         let version: i64 = conn
             .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
@@ -122,7 +123,7 @@ fn assert_complete(path: &Path, messages: i64) {
 }
 
 #[test]
-fn an_upgrade_killed_at_any_moment_completes_on_the_next_open() {
+fn an_upgrade_killed_at_any_moment_completes_on_the_next_migration() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("state.db");
     let messages = big_v10_store(&path, 20_000);
