@@ -97,10 +97,11 @@ impl OutputFile {
         };
         if let Some(meta) = &existing {
             if meta.is_dir() {
-                return Err(
-                    CliError::failed(format!("--output {} is a directory", path.display()))
-                        .hint("name a file"),
-                );
+                return Err(CliError::failed(format!(
+                    "--output {} is a directory",
+                    path.display()
+                ))
+                .hint("name a file"));
             }
             if !meta.is_file() {
                 let file = File::options()

@@ -1,10 +1,14 @@
 //! The real `hermes-state` binary against temporary stores: every command in
 //! human and `--json` form, and the bad inputs a user meets (unknown session,
 //! a file that is not a database, a malformed FTS query, a duplicate title,
-//! an unreadable path, bad usage).
+//! an unreadable path, bad usage). `read_only`: reading commands never change
+//! the store, errors are never empty answers, `export --output` is atomic.
 #![allow(missing_docs)]
 
 use std::path::{Path, PathBuf};
+
+#[path = "cli/read_only.rs"]
+mod read_only;
 
 use assert_cmd::Command;
 use hermes_state::rusqlite::Connection;
@@ -1462,9 +1466,16 @@ fn a_store_from_a_newer_release_is_read_only() {
         .stderr_has("still work")
         .stderr;
     for once in ["newer", "upgrade hermes-state", &db.display().to_string()] {
-        assert_eq!(refused.matches(once).count(), 1, "{once:?} not said once: {refused}");
+        assert_eq!(
+            refused.matches(once).count(),
+            1,
+            "{once:?} not said once: {refused}"
+        );
     }
-    assert!(!refused.contains("--read-only"), "reads need no flag: {refused}");
+    assert!(
+        !refused.contains("--read-only"),
+        "reads need no flag: {refused}"
+    );
     // Reading commands work on it without --read-only (they open read-only anyway).
     env.run(&db, &["sessions", "show", "demo-dinner"])
         .ok()
