@@ -21,8 +21,6 @@ pub struct CliError {
     pub hint: Option<String>,
     /// The output pipe was closed (e.g. `| head`): not an error worth a message.
     pub broken_pipe: bool,
-    /// The library's error kind, for errors of the store.
-    pub kind: Option<ErrorKind>,
 }
 
 /// `Result` with a [`CliError`].
@@ -36,7 +34,6 @@ impl CliError {
             message: message.into(),
             hint: None,
             broken_pipe: false,
-            kind: None,
         }
     }
 
@@ -47,7 +44,6 @@ impl CliError {
             message: message.into(),
             hint: None,
             broken_pipe: false,
-            kind: None,
         }
     }
 
@@ -59,10 +55,23 @@ impl CliError {
     }
 
     /// A library error while doing `what` on the store at `path`.
+    ///
+    /// The message names the file once, and says what to do once: the
+    /// library's own advice (part of some errors' text, e.g. "Open it
+    /// read-only") is not repeated by a hint of ours.
     pub fn store(what: &str, path: &Path, error: &hermes_state::Error) -> Self {
+        if error.kind() == ErrorKind::SchemaTooNew {
+            return CliError::schema_too_new(what, path, error);
+        }
         let detail = error.to_string();
         let shown = path.display().to_string();
-        let message = if detail.contains(&shown) || what.contains(&shown) {
+        let message = if what.contains(&shown) {
+            // "cannot open X" + "X: …" would name the file twice.
+            let detail = detail
+                .strip_prefix(&format!("{shown}: "))
+                .unwrap_or(&detail);
+            format!("{what}: {detail}")
+        } else if detail.contains(&shown) {
             format!("{what}: {detail}")
         } else {
             format!("{what}: {detail} (in {shown})")
@@ -73,7 +82,36 @@ impl CliError {
             message,
             hint,
             broken_pipe: false,
-            kind: Some(error.kind()),
+        }
+    }
+
+    /// A store written by a newer Hermes release, met by a writing command.
+    ///
+    /// The library's text of this error carries its own advice ("Open it
+    /// read-only, or upgrade hermes-state"), and the kind hint used to add
+    /// the same advice again; this builds the one line from the error's
+    /// fields instead, and names what still works: every reading command,
+    /// which opens the store read-only anyway.
+    fn schema_too_new(what: &str, path: &Path, error: &hermes_state::Error) -> Self {
+        use hermes_state::schema::SchemaError;
+        let shown = path.display().to_string();
+        let found = match error {
+            hermes_state::Error::Schema(SchemaError::SchemaTooNew {
+                what: found,
+                supported,
+                ..
+            }) => format!(" ({found}; this hermes-state writes schema version {supported})"),
+            _ => String::new(),
+        };
+        CliError {
+            code: EXIT_FAILED,
+            message: format!(
+                "{what}: {shown} was written by a newer Hermes release{found}, so this hermes-state cannot write to it"
+            ),
+            hint: Some(
+                "reading commands (sessions list/show, search, stats, export, backup, doctor, schema) still work on it; upgrade hermes-state to write".to_owned(),
+            ),
+            broken_pipe: false,
         }
     }
 
@@ -92,7 +130,6 @@ impl CliError {
             message: format!("{what} {}: {error}", path.display()),
             hint,
             broken_pipe: false,
-            kind: None,
         }
     }
 
@@ -103,7 +140,6 @@ impl CliError {
             message: String::new(),
             hint: None,
             broken_pipe: true,
-            kind: None,
         }
     }
 
@@ -147,9 +183,6 @@ fn kind_hint(kind: ErrorKind, detail: &str) -> Option<String> {
             "this command writes; drop --read-only"
         }
         ErrorKind::ReadOnly => "the file or its folder cannot be written; check the permissions",
-        ErrorKind::SchemaTooNew => {
-            "a newer Hermes wrote this store; use --read-only to read it, or upgrade hermes-state"
-        }
         ErrorKind::NotFound => "list sessions with `hermes-state sessions list`",
         ErrorKind::Constraint if detail.contains("already in use") => {
             "choose another title (`hermes-state title next TITLE` suggests one)"

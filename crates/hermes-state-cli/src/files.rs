@@ -1,4 +1,5 @@
 //! Opening the files of `export --output` and `import FILE` — never the store.
+//! An export replaces its output atomically ([`OutputFile`]).
 //!
 //! Closing any descriptor on the live database drops this process's SQLite
 //! POSIX locks, which is why the workspace's tidy check keeps library code
@@ -51,15 +52,131 @@ pub fn refuse_store(ctx: &Context, path: &Path, option: &str) -> CliResult {
     Ok(())
 }
 
-/// Creates (or truncates) an export file.
-pub fn create_output(ctx: &Context, path: &Path) -> CliResult<File> {
-    refuse_store(ctx, path, "--output")?;
-    File::options()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .open(path)
-        .map_err(|e| CliError::io("cannot create", path, &e))
+/// The file `export --output PATH` writes.
+///
+/// PATH itself is never truncated or deleted: the export goes to a temporary
+/// file in PATH's folder (created new, 0600: exports hold private
+/// conversations), which [`OutputFile::commit`] syncs and renames onto PATH,
+/// so PATH holds either its old bytes or the whole new export. Dropping an
+/// uncommitted `OutputFile` (any failure) removes the temporary file and
+/// nothing else. An existing regular PATH keeps its mode. When PATH exists
+/// and is not a regular file (`/dev/null`, a FIFO, a terminal) it is written
+/// in place: it cannot be replaced, and it is never removed.
+pub struct OutputFile {
+    path: PathBuf,
+    target: Target,
+}
+
+enum Target {
+    /// A temporary file, renamed onto `to` by `commit`.
+    Replace {
+        temp: tempfile::NamedTempFile,
+        to: PathBuf,
+    },
+    /// A device or FIFO, written directly.
+    InPlace,
+}
+
+impl OutputFile {
+    /// Prepares the output at `path`; returns it and the handle to write to.
+    pub fn create(ctx: &Context, path: &Path) -> CliResult<(OutputFile, File)> {
+        refuse_store(ctx, path, "--output")?;
+        let existing = match std::fs::metadata(path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if std::fs::symlink_metadata(path).is_ok() {
+                    return Err(CliError::failed(format!(
+                        "--output {} is a symbolic link to nothing",
+                        path.display()
+                    ))
+                    .hint("name a file, or remove the link"));
+                }
+                None
+            }
+            Err(e) => return Err(CliError::io("cannot access", path, &e)),
+        };
+        if let Some(meta) = &existing {
+            if meta.is_dir() {
+                return Err(CliError::failed(format!(
+                    "--output {} is a directory",
+                    path.display()
+                ))
+                .hint("name a file"));
+            }
+            if !meta.is_file() {
+                let file = File::options()
+                    .write(true)
+                    .open(path)
+                    .map_err(|e| CliError::io("cannot write", path, &e))?;
+                let output = OutputFile {
+                    path: path.to_owned(),
+                    target: Target::InPlace,
+                };
+                return Ok((output, file));
+            }
+        }
+        // A link to a regular file: the export replaces the file it names,
+        // not the link.
+        let to = if existing.is_some() {
+            std::fs::canonicalize(path).map_err(|e| CliError::io("cannot resolve", path, &e))?
+        } else {
+            path.to_owned()
+        };
+        let folder = match to.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let name = to
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if let Err(e) = std::fs::metadata(&folder) {
+            return Err(CliError::io("cannot create", path, &e));
+        }
+        let temp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .tempfile_in(&folder)
+            .map_err(|e| CliError::io("cannot create a temporary file in", &folder, &e))?;
+        if let Some(meta) = &existing {
+            temp.as_file()
+                .set_permissions(meta.permissions())
+                .map_err(|e| CliError::io("cannot set the mode of", temp.path(), &e))?;
+        }
+        let file = temp
+            .as_file()
+            .try_clone()
+            .map_err(|e| CliError::io("cannot write", temp.path(), &e))?;
+        let output = OutputFile {
+            path: path.to_owned(),
+            target: Target::Replace { temp, to },
+        };
+        Ok((output, file))
+    }
+
+    /// The path the user named.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Makes the export durable and puts it at the path: fsync, then rename
+    /// over the old file (and fsync the folder, so the rename survives a crash).
+    pub fn commit(self) -> CliResult {
+        let Target::Replace { temp, to } = self.target else {
+            return Ok(());
+        };
+        temp.as_file()
+            .sync_all()
+            .map_err(|e| CliError::io("cannot sync", temp.path(), &e))?;
+        temp.persist(&to)
+            .map_err(|e| CliError::io("cannot rename the export onto", &to, &e.error))?;
+        #[cfg(unix)]
+        if let Some(folder) = to.parent().filter(|p| !p.as_os_str().is_empty()) {
+            // Best effort: the export is complete and in place already.
+            let _ = File::open(folder).and_then(|dir| dir.sync_all()); // tidy: not the live database (a folder)
+        }
+        Ok(())
+    }
 }
 
 /// Opens a file to import.

@@ -1,15 +1,23 @@
 //! Which file, and how it is opened.
 //!
-//! * Reading commands open with [`SessionDb::open`] (which brings an older
-//!   file to the current schema, as every Hermes process does), or with
-//!   [`SessionDb::open_read_only`] under `--read-only`. They never create a
-//!   missing store.
+//! * Reading commands ([`Access::Read`]: `sessions list/show/lineage`,
+//!   `messages list`, `title get/resolve/next`, `search`, `stats`, `export`,
+//!   `backup`, `prune --dry-run`, `doctor` without `--repair`) always open
+//!   with [`SessionDb::open_read_only`], whether or not `--read-only` was
+//!   given: a user runs them on a `state.db` a Hermes agent holds open and
+//!   writes, so they must not create, migrate, checkpoint or change the
+//!   journal mode of the file. They never create a missing store, and they
+//!   work on stores newer than this library writes.
 //! * Writing commands refuse `--read-only` (a usage error) and, except those
 //!   that make a store (`sessions create`, `import`, `migrate`, `demo`),
-//!   need the store to exist.
+//!   need the store to exist. They open with [`SessionDb::open`]; bringing an
+//!   older file to the current schema is the library's business (its first
+//!   write, or `migrate`).
+//! * `schema` and `migrate --dry-run` open read-only too (`commands::schema`).
 
 use std::path::PathBuf;
 
+use hermes_state::schema::{FileShape, detect};
 use hermes_state::{OpenReport, SessionDb};
 
 use crate::error::{CliError, CliResult};
@@ -18,7 +26,8 @@ use crate::output::Output;
 /// How a command uses the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Reads only; the store must exist.
+    /// Reads only; the store must exist. Always opened read-only: nothing
+    /// is created, migrated or written, whatever `--read-only` says.
     Read,
     /// Writes; the store must exist.
     Write,
@@ -54,20 +63,48 @@ impl Context {
         } else {
             self.refuse_directory()?;
         }
-        let db = if self.read_only {
+        let db = if access == Access::Read {
             SessionDb::open_read_only(&self.path)
         } else {
             SessionDb::open(&self.path)
         }
-        .map_err(|e| {
-            CliError::store(
-                &format!("cannot open {}", self.path.display()),
-                &self.path,
-                &e,
-            )
-        })?;
+        .map_err(|e| self.open_failed(&e))?;
+        if access == Access::Read {
+            self.refuse_non_store(&db)?;
+        }
         self.describe_open(&db);
         Ok(db)
+    }
+
+    /// A failed open: "cannot open PATH: …", except for a store too new to
+    /// write, which is not about opening but about this command writing.
+    fn open_failed(&self, error: &hermes_state::Error) -> CliError {
+        if error.kind() == hermes_state::ErrorKind::SchemaTooNew {
+            return self.fail(error);
+        }
+        CliError::store(
+            &format!("cannot open {}", self.path.display()),
+            &self.path,
+            error,
+        )
+    }
+
+    /// Classifies a read-only handle's file (reading only the schema):
+    /// a file that is not a database, another application's SQLite file, or
+    /// an empty file is an error, never an empty answer of the command.
+    fn refuse_non_store(&self, db: &SessionDb) -> CliResult {
+        let shape = db
+            .read(|conn| Ok(detect::inspect(conn, &self.path)?))
+            .map_err(|e| self.open_failed(&e))?;
+        match shape {
+            FileShape::Store(_) => Ok(()),
+            FileShape::Empty => Err(CliError::failed(format!(
+                "{}: {} is an empty file, not a store yet",
+                self.command,
+                self.path.display()
+            ))
+            .hint("check --db; `hermes-state migrate` creates the schema in it")),
+        }
     }
 
     /// Fails unless a store file exists at the path.

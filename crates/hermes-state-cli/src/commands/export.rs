@@ -13,7 +13,7 @@
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 use hermes_state::types::pyjson;
@@ -54,9 +54,10 @@ impl<W> PipeWatch<W> {
     }
 }
 
-/// Where an export goes: a file (removed again if the export fails) or stdout.
+/// Where an export goes: a file (replaced atomically on success, see
+/// [`files::OutputFile`]) or stdout.
 enum Destination {
-    File(PathBuf),
+    File(files::OutputFile),
     Stdout,
 }
 
@@ -64,23 +65,16 @@ fn open_destination(
     ctx: &Context,
     output: Option<&Path>,
 ) -> CliResult<(Destination, Box<dyn Write>)> {
-    let Some(path) = output else {
-        return Ok((
+    match output {
+        Some(path) if path != Path::new("-") => {
+            let (file, handle) = files::OutputFile::create(ctx, path)?;
+            Ok((Destination::File(file), Box::new(BufWriter::new(handle))))
+        }
+        _ => Ok((
             Destination::Stdout,
             Box::new(BufWriter::new(io::stdout().lock())),
-        ));
-    };
-    if path == Path::new("-") {
-        return Ok((
-            Destination::Stdout,
-            Box::new(BufWriter::new(io::stdout().lock())),
-        ));
+        )),
     }
-    let file = files::create_output(ctx, path)?;
-    Ok((
-        Destination::File(path.to_owned()),
-        Box::new(BufWriter::new(file)),
-    ))
 }
 
 /// `export`
@@ -104,26 +98,23 @@ pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
         Ok(summary)
     });
     drop(writer);
+    // On failure, dropping the destination removes the temporary file: the
+    // output the user named keeps its old bytes (or stays absent).
     let (sessions, messages) = match result {
         Ok(summary) => summary,
-        Err(error) => {
-            if let Destination::File(path) = &destination {
-                let _ = std::fs::remove_file(path);
-            }
-            if broken.get() {
-                return Err(CliError::broken_pipe());
-            }
-            return Err(error);
-        }
+        Err(_) if broken.get() => return Err(CliError::broken_pipe()),
+        Err(error) => return Err(error),
     };
     let format = match args.format {
         ExportFormat::Json => "json",
         ExportFormat::Jsonl => "jsonl",
     };
-    match &destination {
-        Destination::File(path) => {
+    match destination {
+        Destination::File(file) => {
+            let path = file.path().to_owned();
+            file.commit()?;
             if ctx.out.json {
-                let bytes = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+                let bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
                 return ctx.out.json(&json!({
                     "path": path.display().to_string(),
                     "format": format,

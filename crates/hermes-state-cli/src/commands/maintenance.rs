@@ -256,34 +256,6 @@ fn indented(text: &str) -> String {
     text.lines().map(|line| format!("  {line}\n")).collect()
 }
 
-/// Opens the store for the doctor: writable (the full FTS check needs the
-/// write lock, though it writes nothing), or read-only under `--read-only` or
-/// when a writable open fails on a damaged file, so the doctor still reports.
-fn open_for_doctor(ctx: &Context) -> CliResult<hermes_state::SessionDb> {
-    if ctx.read_only {
-        return ctx.open(Access::Read);
-    }
-    match ctx.open(Access::Read) {
-        Ok(db) => Ok(db),
-        Err(error)
-            if matches!(
-                error.kind,
-                Some(hermes_state::ErrorKind::Corrupt | hermes_state::ErrorKind::SchemaTooNew)
-            ) =>
-        {
-            match hermes_state::SessionDb::open_read_only(&ctx.path) {
-                Ok(db) => {
-                    ctx.out
-                        .note(format!("note: {}; checking read-only", error.message));
-                    Ok(db)
-                }
-                Err(_) => Err(error),
-            }
-        }
-        Err(error) => Err(error),
-    }
-}
-
 /// `doctor`: exit 0 when healthy, 1 when problems are found (or remain after `--repair`).
 pub fn doctor(ctx: &Context, args: &DoctorArgs) -> CliResult {
     let out = &ctx.out;
@@ -299,7 +271,10 @@ pub fn doctor(ctx: &Context, args: &DoctorArgs) -> CliResult {
         }
     };
     if !args.repair {
-        let db = open_for_doctor(ctx)?;
+        // A reading command: read-only, so the FTS indexes are checked on
+        // their own (the check against the messages is an FTS5 `INSERT`
+        // command, refused on a read-only handle); `--repair` checks fully.
+        let db = ctx.open(Access::Read)?;
         let spinner = Progress::spinner(out, "checking the store");
         let report = db.doctor().map_err(|e| ctx.fail(&e))?;
         spinner.finish();
