@@ -387,7 +387,11 @@ pub enum FtsCommand {
     /// Re-index every message, in short transactions (agents may keep writing meanwhile)
     Rebuild,
     /// Convert a legacy (v11–v22) FTS layout to the v23 one and finish pending backfills
+    /// (also creates or rebuilds the CJK index: every other writer then needs its tokenizer)
     OptimizeStorage(OptimizeStorageArgs),
+    /// Create or rebuild the optional CJK index (every other writer of the file then needs
+    /// the cjk_unicode61 tokenizer; a Hermes without it disables the index again)
+    RebuildCjk,
 }
 
 /// `fts optimize-storage`

@@ -102,12 +102,22 @@ fn assert_complete(path: &Path, messages: i64) {
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))
             .expect("check");
         assert_eq!(ok, "ok");
-        for table in ["messages_fts", "messages_fts_trigram", "messages_fts_cjk"] {
+        for table in ["messages_fts", "messages_fts_trigram"] {
             conn.execute_batch(&format!(
                 "INSERT INTO {table}({table}) VALUES('integrity-check')"
             ))
             .unwrap_or_else(|e| panic!("{table}: {e}"));
         }
+        // An upgraded (existing) file gets no CJK index: a running original
+        // without the tokenizer could no longer write messages.
+        let cjk: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name LIKE 'messages_fts_cjk%'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("cjk objects");
+        assert_eq!(cjk, 0);
         Ok(())
     })
     .expect("checks");

@@ -112,9 +112,36 @@ pub fn rebuild(ctx: &Context) -> CliResult {
     ))
 }
 
+/// What every explicit (re)creation of the CJK index tells the user first.
+const CJK_WARNING: &str = "warning: the CJK index's triggers fire on every message write: every other process that writes this store (a running Hermes agent included) needs the cjk_unicode61 tokenizer; one without it will mark the index stale and drop its triggers on its next open";
+
+/// `fts rebuild-cjk`: the explicit opt-in that (re)creates the CJK index.
+pub fn rebuild_cjk(ctx: &Context) -> CliResult {
+    let db = ctx.open(Access::Write)?;
+    ctx.out.note(CJK_WARNING);
+    let spinner = Progress::spinner(&ctx.out, "indexing CJK text");
+    let outcome = db.rebuild_cjk_index();
+    spinner.finish();
+    outcome.map_err(|e| ctx.fail(&e))?;
+    db.close().map_err(|e| ctx.fail(&e))?;
+    if ctx.out.json {
+        return ctx.out.json(&json!({
+            "path": ctx.path.display().to_string(),
+            "cjk_rebuilt": true,
+        }));
+    }
+    ctx.out.line(format!(
+        "rebuilt the CJK index of {}",
+        ctx.path.display()
+    ))
+}
+
 /// `fts optimize-storage`
 pub fn optimize_storage(ctx: &Context, args: &OptimizeStorageArgs) -> CliResult {
     let conn = maintenance_connection(ctx)?;
+    if connection::has_cjk_tokenizer(&conn) {
+        ctx.out.note(CJK_WARNING);
+    }
     let bar = Progress::bar(&ctx.out, 0, "checking", "ids");
     let report = optimize::optimize_fts_storage(&conn, args.vacuum, |event| follow(&bar, &event))
         .map_err(|e| ctx.fail(&hermes_state::Error::from(e)))?;

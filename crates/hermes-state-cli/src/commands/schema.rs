@@ -252,13 +252,9 @@ pub fn migrate(ctx: &Context, args: &MigrateArgs) -> CliResult {
         );
     }
     let spinner = Progress::spinner(&ctx.out, &format!("migrating {}", ctx.path.display()));
-    let opened = SessionDb::open(&ctx.path);
+    let migrated = SessionDb::open(&ctx.path).and_then(|db| db.migrate().map(|report| (db, report)));
     spinner.finish();
-    let db = opened.map_err(|e| CliError::store("migrate", &ctx.path, &e))?;
-    let report = db
-        .open_report()
-        .cloned()
-        .ok_or_else(|| CliError::failed("migrate: the open reported nothing"))?;
+    let (db, report) = migrated.map_err(|e| CliError::store("migrate", &ctx.path, &e))?;
     db.close().map_err(|e| ctx.fail(&e))?;
     let out = &ctx.out;
     if out.json {
