@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "cli/cjk.rs"]
+mod cjk;
 #[path = "cli/read_only.rs"]
 mod read_only;
 

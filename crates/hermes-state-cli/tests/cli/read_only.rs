@@ -3,9 +3,15 @@
 //! file atomically and never harms what was there.
 //!
 //! The store is the v23 file exactly as the original leaves it
-//! (`xtask::fixtures`, `Shape::V23`), closed, in WAL and in DELETE mode, in
-//! a folder of its own: a reading command must not change its bytes, its
-//! journal mode (header bytes 18–19) or the set of files in that folder.
+//! (`xtask::fixtures`, `Shape::V23`), in WAL and in DELETE mode, in a folder
+//! of its own: a reading command must not change its bytes, its journal mode
+//! (header bytes 18–19) or the set of files in that folder. For WAL the
+//! realistic case is a live one: a running Hermes holds the file open with
+//! un-checkpointed writes in its `-wal`; the commands must leave the `-wal`
+//! as it is too (no checkpoint). On a *closed* WAL store SQLite's read-only
+//! access creates an empty `-wal` and a `-shm` that a read-only connection
+//! cannot remove (the original's read-only handle does the same); that case
+//! is checked for exactly that and nothing more (docs/DECISIONS.md).
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -49,16 +55,43 @@ struct Snapshot {
     sha256: String,
     header: [u8; 2],
     folder: BTreeSet<String>,
+    /// Length of the `-wal`, when there is one.
+    wal_len: Option<u64>,
 }
 
 fn snapshot(db: &Path) -> Snapshot {
     let bytes = std::fs::read(db).expect("read the store");
     let folder = db.parent().expect("the store's folder");
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
     Snapshot {
         sha256: sha256_hex(&bytes),
         header: [bytes[18], bytes[19]],
         folder: files_in(folder),
+        wal_len: std::fs::metadata(PathBuf::from(wal)).ok().map(|m| m.len()),
     }
+}
+
+/// How the store is while the commands run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Holder {
+    /// Closed: nobody has it open.
+    Closed,
+    /// A running Hermes holds it open and has committed a write that is still
+    /// only in the `-wal`.
+    Live,
+}
+
+/// Plays a running Hermes: opens the store, commits one write (WAL: it stays
+/// in the `-wal`, un-checkpointed) and keeps the connection open.
+fn hold_live(db: &Path) -> Connection {
+    let conn = Connection::open(db).expect("the running Hermes opens the store");
+    conn.execute(
+        "INSERT INTO state_meta (key, value) VALUES ('held_by_a_running_hermes', '1')",
+        [],
+    )
+    .expect("the running Hermes writes");
+    conn
 }
 
 fn files_in(folder: &Path) -> BTreeSet<String> {
@@ -187,7 +220,7 @@ fn readings(picks: &Picks, out: &Path) -> Vec<Reading> {
 
 /// Every reading command, on a fresh v23 store in `journal` mode each time;
 /// returns what went wrong, one line per command.
-fn check_readings(journal: Journal) -> Vec<String> {
+fn check_readings(journal: Journal, holder: Holder) -> Vec<String> {
     let env = Env::new();
     let picks = picks(&manifest(Shape::V23).expect("the v23 manifest"));
     let mut problems = Vec::new();
@@ -198,6 +231,7 @@ fn check_readings(journal: Journal) -> Vec<String> {
         std::fs::create_dir_all(&out).expect("create the output folder");
         let reading = readings(&picks, &out).swap_remove(index);
         let (db, _) = v23_store(&env, &format!("store-{index}"), journal);
+        let _running_hermes = (holder == Holder::Live).then(|| hold_live(&db));
         let before = snapshot(&db);
         let args: Vec<&str> = reading.args.iter().map(String::as_str).collect();
         let run: Run = env.run(&db, &args);
@@ -231,10 +265,25 @@ fn check_readings(journal: Journal) -> Vec<String> {
                 before.header, after.header
             ));
         }
-        if after.folder != before.folder {
+        let closed_wal = journal == Journal::Wal && holder == Holder::Closed;
+        let sidecars_of_a_closed_wal_read = closed_wal
+            && after.folder
+                == BTreeSet::from([
+                    "state.db".to_owned(),
+                    "state.db-shm".to_owned(),
+                    "state.db-wal".to_owned(),
+                ])
+            && after.wal_len == Some(0);
+        if after.folder != before.folder && !sidecars_of_a_closed_wal_read {
             problems.push(format!(
                 "{shown}: changed the store's folder {:?} -> {:?}",
                 before.folder, after.folder
+            ));
+        }
+        if !closed_wal && after.wal_len != before.wal_len {
+            problems.push(format!(
+                "{shown}: changed the -wal ({:?} -> {:?} bytes)",
+                before.wal_len, after.wal_len
             ));
         }
     }
@@ -242,14 +291,26 @@ fn check_readings(journal: Journal) -> Vec<String> {
 }
 
 #[test]
-fn reading_commands_leave_a_wal_store_byte_for_byte_unchanged() {
-    let problems = check_readings(Journal::Wal);
+fn reading_commands_leave_a_live_wal_store_byte_for_byte_unchanged() {
+    let problems = check_readings(Journal::Wal, Holder::Live);
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn reading_commands_leave_a_closed_wal_store_unchanged_but_for_empty_sidecars() {
+    let problems = check_readings(Journal::Wal, Holder::Closed);
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
 #[test]
 fn reading_commands_leave_a_delete_mode_store_byte_for_byte_unchanged() {
-    let problems = check_readings(Journal::Delete);
+    let problems = check_readings(Journal::Delete, Holder::Closed);
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
+
+#[test]
+fn reading_commands_leave_a_live_delete_mode_store_byte_for_byte_unchanged() {
+    let problems = check_readings(Journal::Delete, Holder::Live);
     assert!(problems.is_empty(), "\n{}", problems.join("\n"));
 }
 
