@@ -16,6 +16,8 @@ mod lineage;
 mod listing;
 #[path = "reads/read_only.rs"]
 mod read_only;
+#[path = "reads/shapes.rs"]
+mod shapes;
 #[path = "reads/stats.rs"]
 mod stats;
 #[path = "reads/titles.rs"]
