@@ -10,6 +10,8 @@
 #[path = "reads/common.rs"]
 mod common;
 
+#[path = "reads/compat.rs"]
+mod compat;
 #[path = "reads/lineage.rs"]
 mod lineage;
 #[path = "reads/listing.rs"]
