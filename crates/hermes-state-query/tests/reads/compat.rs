@@ -259,3 +259,72 @@ fn a_corrupt_page_is_an_error_for_search_and_messages() {
     let read = messages::get_messages(&conn, "s-discord", MessagePage::default());
     assert!(read.is_err(), "{read:?}");
 }
+
+#[test]
+fn newer_fts_layouts_are_served_by_their_rules() {
+    let cases = [
+        (Shape::Upgraded26, BaseLayout::External, true, TrigramCoverage::Full, true),
+        (Shape::FtsStale26, BaseLayout::External, false, TrigramCoverage::Unavailable, false),
+        (Shape::V30Layout3, BaseLayout::ExternalView, true, TrigramCoverage::Restricted, true),
+        (Shape::V30Layout2, BaseLayout::External, true, TrigramCoverage::Restricted, true),
+        (
+            Shape::V30TrigramDetached,
+            BaseLayout::ExternalView,
+            true,
+            TrigramCoverage::Unavailable,
+            false,
+        ),
+    ];
+    for (shape, base, fts, coverage, trigram) in cases {
+        let (_dir, path) = fixture(shape);
+        let conn = read_only(&path);
+        let objects = FtsObjects::probe(&conn).expect("probe");
+        assert_eq!(objects.base, base, "{shape}");
+        assert!(objects.newer_file, "{shape}");
+        assert_eq!(objects.trigram_coverage, coverage, "{shape}");
+        let caps = FtsCapabilities::from_objects(&conn, &objects).expect("caps");
+        assert_eq!(caps.fts, fts, "{shape}");
+        assert_eq!(caps.trigram, trigram, "{shape}");
+        assert!(!caps.cjk_serving, "{shape}");
+    }
+}
+
+/// `newer-versions.md` §5.3 item 3: a source filter naming a source the
+/// restricted trigram index leaves out skips it and scans with LIKE.
+#[test]
+fn a_filter_on_an_unindexed_source_skips_a_restricted_trigram_index() {
+    let (_dir, path) = fixture(Shape::V30Layout3);
+    let conn = read_only(&path);
+    compat::adapt(&conn).expect("adapt");
+    let caps = FtsCapabilities::detect(&conn).expect("caps");
+    assert!(caps.trigram_restricted);
+    let unfiltered =
+        search_messages(&conn, "桂林山水", &SearchOptions::default(), caps).expect("search");
+    assert!(unfiltered.is_empty(), "cron rows are not in the trigram index");
+    let cron = SearchOptions {
+        source_filter: Some(vec!["cron".to_owned()]),
+        ..SearchOptions::default()
+    };
+    let hits = search_messages(&conn, "桂林山水", &cron, caps).expect("search");
+    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![27]);
+    // Tool rows: `role_filter=["tool"]` reaches the base index's text.
+    let tool = SearchOptions {
+        role_filter: Some(vec!["tool".to_owned()]),
+        ..SearchOptions::default()
+    };
+    let hits = search_messages(&conn, "alphaprobe", &tool, caps).expect("search");
+    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![26]);
+}
+
+#[test]
+fn a_blob_display_identity_reads_without_error() {
+    let (_dir, path) = fixture(Shape::V30Layout3);
+    let conn = read_only(&path);
+    assert!(compat::adapt(&conn).expect("adapt").is_exact());
+    let read = messages::get_messages(&conn, "s-cli-root", MessagePage::default()).expect("read");
+    assert_eq!(read.first().map(|m| m.id), Some(1));
+    let session = sessions::get_session(&conn, "s-cli-child")
+        .expect("get")
+        .expect("row");
+    assert_eq!(session.system_prompt, None, "v23 reads the inline column (prompt by hash)");
+}
