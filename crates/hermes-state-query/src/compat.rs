@@ -236,9 +236,13 @@ impl Adaptation {
                 "this file is {version}: sessions have no titles; run `hermes-state migrate` to add them"
             ));
         }
-        let cost_gap = ["estimated_cost_usd", "cache_read_tokens", "billing_provider"]
-            .iter()
-            .any(|c| self.lacks("sessions", c));
+        let cost_gap = [
+            "estimated_cost_usd",
+            "cache_read_tokens",
+            "billing_provider",
+        ]
+        .iter()
+        .any(|c| self.lacks("sessions", c));
         if cost_gap {
             notes.push(format!(
                 "this file is {version}: it records no cache tokens, billing route or costs; statistics show them as 0 or empty"

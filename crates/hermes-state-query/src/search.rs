@@ -43,11 +43,11 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
-pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
 use crate::rows::decode_content;
 use crate::sanitize::sanitize_fts5_query;
 use crate::titles::escape_like;
 use crate::values::{real, text};
+pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
 
 /// Options of a search; the defaults are the original's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -369,7 +369,12 @@ impl Search<'_> {
         params.push(SqlValue::Text(first));
         let first = params.len();
         let filters = self.filters(&mut params);
-        let direction = match self.options.sort.as_deref().map(|s| s.trim().to_lowercase()) {
+        let direction = match self
+            .options
+            .sort
+            .as_deref()
+            .map(|s| s.trim().to_lowercase())
+        {
             Some(sort) if sort == "oldest" => "ASC",
             _ => "DESC",
         };

@@ -98,22 +98,24 @@ impl FtsObjects {
         let master = Master::read(conn)?;
         let newer_file = stamp(conn)?.is_some_and(|v| v > 23);
 
-        let base = master.sql("messages_fts").map_or(BaseLayout::Absent, |sql| {
-            let sql = normalize(sql);
-            if !sql.contains("tool_name") {
-                if sql.contains("content=") {
-                    BaseLayout::ContentOnly
+        let base = master
+            .sql("messages_fts")
+            .map_or(BaseLayout::Absent, |sql| {
+                let sql = normalize(sql);
+                if !sql.contains("tool_name") {
+                    if sql.contains("content=") {
+                        BaseLayout::ContentOnly
+                    } else {
+                        BaseLayout::LegacyInline
+                    }
+                } else if sql.contains("content='messages'") || sql.contains("content=messages,") {
+                    BaseLayout::External
+                } else if sql.contains("content='messages_fts_src'") {
+                    BaseLayout::ExternalView
                 } else {
-                    BaseLayout::LegacyInline
+                    BaseLayout::Unknown
                 }
-            } else if sql.contains("content='messages'") || sql.contains("content=messages,") {
-                BaseLayout::External
-            } else if sql.contains("content='messages_fts_src'") {
-                BaseLayout::ExternalView
-            } else {
-                BaseLayout::Unknown
-            }
-        });
+            });
         let base_shape_ok = matches!(
             base,
             BaseLayout::LegacyInline | BaseLayout::External | BaseLayout::ExternalView
@@ -131,7 +133,8 @@ impl FtsObjects {
             && master.has_triggers("messages_fts_trigram")
             && queryable(conn, "messages_fts_trigram")?;
 
-        let cjk_texts = master.sql("messages_fts_cjk_src").map(collapse) == Some(collapse(CJK_VIEW_SQL))
+        let cjk_texts = master.sql("messages_fts_cjk_src").map(collapse)
+            == Some(collapse(CJK_VIEW_SQL))
             && master.sql("messages_fts_cjk").map(collapse) == Some(collapse(CJK_TABLE_SQL));
         let cjk_maintained = cjk_texts
             && master.has_triggers("messages_fts_cjk")

@@ -124,7 +124,10 @@ mod tests {
             vec![g(&["docker"], &[]), g(&["nginx"], &[])]
         );
         assert_eq!(groups("docker NOT build"), vec![g(&["docker"], &["build"])]);
-        assert_eq!(groups("\"base image\" AND dock*"), vec![g(&["base image", "dock"], &[])]);
+        assert_eq!(
+            groups("\"base image\" AND dock*"),
+            vec![g(&["base image", "dock"], &[])]
+        );
         assert_eq!(groups("NOT docker"), vec![]);
         assert_eq!(groups(""), vec![]);
     }

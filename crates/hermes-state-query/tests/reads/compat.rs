@@ -40,7 +40,11 @@ fn a_v1_file_gets_views_for_missing_columns_and_tables() {
     assert!(adaptation.lacks("sessions", "title"));
     assert!(!adaptation.lacks("sessions", "source"));
     assert!(adaptation.shim("state_meta").is_some_and(|s| s.absent));
-    assert!(adaptation.shim("session_model_usage").is_some_and(|s| s.absent));
+    assert!(
+        adaptation
+            .shim("session_model_usage")
+            .is_some_and(|s| s.absent)
+    );
     assert!(!adaptation.limitations().is_empty());
     assert_eq!(
         temp_objects(&conn),
@@ -122,12 +126,42 @@ fn a_schema_change_by_another_process_re_adapts() {
 #[test]
 fn fts_shapes_are_recognised_by_their_stored_sql() {
     let cases = [
-        (Shape::Fresh(1), BaseLayout::ContentOnly, false, TrigramCoverage::Unavailable),
-        (Shape::Fresh(10), BaseLayout::ContentOnly, false, TrigramCoverage::Unavailable),
-        (Shape::Fresh(11), BaseLayout::LegacyInline, true, TrigramCoverage::Full),
-        (Shape::EraEnd(22), BaseLayout::LegacyInline, true, TrigramCoverage::Full),
-        (Shape::V23, BaseLayout::External, true, TrigramCoverage::Full),
-        (Shape::Fresh(25), BaseLayout::External, true, TrigramCoverage::Full),
+        (
+            Shape::Fresh(1),
+            BaseLayout::ContentOnly,
+            false,
+            TrigramCoverage::Unavailable,
+        ),
+        (
+            Shape::Fresh(10),
+            BaseLayout::ContentOnly,
+            false,
+            TrigramCoverage::Unavailable,
+        ),
+        (
+            Shape::Fresh(11),
+            BaseLayout::LegacyInline,
+            true,
+            TrigramCoverage::Full,
+        ),
+        (
+            Shape::EraEnd(22),
+            BaseLayout::LegacyInline,
+            true,
+            TrigramCoverage::Full,
+        ),
+        (
+            Shape::V23,
+            BaseLayout::External,
+            true,
+            TrigramCoverage::Full,
+        ),
+        (
+            Shape::Fresh(25),
+            BaseLayout::External,
+            true,
+            TrigramCoverage::Full,
+        ),
     ];
     for (shape, base, fts, coverage) in cases {
         let (_dir, path) = fixture(shape);
@@ -172,7 +206,10 @@ fn search_on_an_unadapted_old_file_is_an_error_not_an_empty_answer() {
     let caps = FtsCapabilities::detect(&conn).expect("caps");
     assert!(caps.fts, "legacy inline index is served");
     let result = search_messages(&conn, "nginx", &SearchOptions::default(), caps);
-    assert!(result.is_err(), "missing m.active must not read as no hits: {result:?}");
+    assert!(
+        result.is_err(),
+        "missing m.active must not read as no hits: {result:?}"
+    );
     // And with the views it answers.
     compat::adapt(&conn).expect("adapt");
     let hits = search_messages(&conn, "nginx", &SearchOptions::default(), caps).expect("search");
@@ -219,7 +256,10 @@ fn a_file_replaced_by_garbage_is_an_error_for_every_read() {
         err.kind()
     );
     let err = compat::adapt(&conn).expect_err("adapt must fail");
-    assert!(matches!(err.kind(), ErrorKind::NotADatabase | ErrorKind::Corrupt));
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::NotADatabase | ErrorKind::Corrupt
+    ));
     let caps = FtsCapabilities {
         fts: true,
         trigram: true,
@@ -227,7 +267,10 @@ fn a_file_replaced_by_garbage_is_an_error_for_every_read() {
     };
     let result = search_messages(&conn, "nginx", &SearchOptions::default(), caps);
     let err = result.expect_err("search must fail, not answer []");
-    assert!(matches!(err.kind(), ErrorKind::NotADatabase | ErrorKind::Corrupt));
+    assert!(matches!(
+        err.kind(),
+        ErrorKind::NotADatabase | ErrorKind::Corrupt
+    ));
     let scan = search_messages(
         &conn,
         "nginx",
@@ -263,10 +306,34 @@ fn a_corrupt_page_is_an_error_for_search_and_messages() {
 #[test]
 fn newer_fts_layouts_are_served_by_their_rules() {
     let cases = [
-        (Shape::Upgraded26, BaseLayout::External, true, TrigramCoverage::Full, true),
-        (Shape::FtsStale26, BaseLayout::External, false, TrigramCoverage::Unavailable, false),
-        (Shape::V30Layout3, BaseLayout::ExternalView, true, TrigramCoverage::Restricted, true),
-        (Shape::V30Layout2, BaseLayout::External, true, TrigramCoverage::Restricted, true),
+        (
+            Shape::Upgraded26,
+            BaseLayout::External,
+            true,
+            TrigramCoverage::Full,
+            true,
+        ),
+        (
+            Shape::FtsStale26,
+            BaseLayout::External,
+            false,
+            TrigramCoverage::Unavailable,
+            false,
+        ),
+        (
+            Shape::V30Layout3,
+            BaseLayout::ExternalView,
+            true,
+            TrigramCoverage::Restricted,
+            true,
+        ),
+        (
+            Shape::V30Layout2,
+            BaseLayout::External,
+            true,
+            TrigramCoverage::Restricted,
+            true,
+        ),
         (
             Shape::V30TrigramDetached,
             BaseLayout::ExternalView,
@@ -300,7 +367,10 @@ fn a_filter_on_an_unindexed_source_skips_a_restricted_trigram_index() {
     assert!(caps.trigram_restricted);
     let unfiltered =
         search_messages(&conn, "桂林山水", &SearchOptions::default(), caps).expect("search");
-    assert!(unfiltered.is_empty(), "cron rows are not in the trigram index");
+    assert!(
+        unfiltered.is_empty(),
+        "cron rows are not in the trigram index"
+    );
     let cron = SearchOptions {
         source_filter: Some(vec!["cron".to_owned()]),
         ..SearchOptions::default()
@@ -326,5 +396,8 @@ fn a_blob_display_identity_reads_without_error() {
     let session = sessions::get_session(&conn, "s-cli-child")
         .expect("get")
         .expect("row");
-    assert_eq!(session.system_prompt, None, "v23 reads the inline column (prompt by hash)");
+    assert_eq!(
+        session.system_prompt, None,
+        "v23 reads the inline column (prompt by hash)"
+    );
 }

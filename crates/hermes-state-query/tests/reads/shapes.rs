@@ -46,7 +46,11 @@ fn file_state(path: &Path) -> FileState {
 }
 
 fn sidecars(path: &Path) -> BTreeSet<String> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
     std::fs::read_dir(path.parent().expect("parent"))
         .expect("list the folder")
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -117,18 +121,29 @@ fn check_shape(shape: Shape, journal: Journal) {
     });
     let sidecars_before = sidecars(&path);
     if journal == Journal::WalHeld {
-        assert!(sidecars_before.iter().any(|s| s.ends_with("-wal")), "{shape}");
+        assert!(
+            sidecars_before.iter().any(|s| s.ends_with("-wal")),
+            "{shape}"
+        );
     }
 
     let conn = read_only(&path);
     read_and_check(&conn, &manifest);
     conn.close().expect("close the reader");
 
-    assert_eq!(sidecars(&path), sidecars_before, "{shape} {journal:?}: sidecars");
+    assert_eq!(
+        sidecars(&path),
+        sidecars_before,
+        "{shape} {journal:?}: sidecars"
+    );
     if let Some(holder) = holder {
         holder.close().expect("close the agent");
     }
-    assert_eq!(file_state(&path), before, "{shape} {journal:?}: file changed");
+    assert_eq!(
+        file_state(&path),
+        before,
+        "{shape} {journal:?}: file changed"
+    );
 }
 
 fn read_and_check(conn: &Connection, manifest: &FixtureManifest) {
@@ -148,7 +163,10 @@ fn read_and_check(conn: &Connection, manifest: &FixtureManifest) {
             .unwrap_or_else(|| panic!("{shape}: {} missing", seeded.id));
         assert_eq!(session.source, seeded.source, "{shape} {}", seeded.id);
         assert_eq!(session.title, seeded.title, "{shape} {}", seeded.id);
-        assert_eq!(session.parent_session_id, seeded.parent_session_id, "{shape}");
+        assert_eq!(
+            session.parent_session_id, seeded.parent_session_id,
+            "{shape}"
+        );
         assert_eq!(session.started_at, seeded.started_at, "{shape}");
         assert_eq!(session.ended_at, seeded.ended_at, "{shape}");
         assert_eq!(session.end_reason, seeded.end_reason, "{shape}");
@@ -156,7 +174,11 @@ fn read_and_check(conn: &Connection, manifest: &FixtureManifest) {
         assert_eq!(session.model_config, seeded.model_config, "{shape}");
         assert_eq!(session.system_prompt, seeded.system_prompt, "{shape}");
         assert_eq!(session.message_count, Some(seeded.message_count), "{shape}");
-        assert_eq!(session.tool_call_count, Some(seeded.tool_call_count), "{shape}");
+        assert_eq!(
+            session.tool_call_count,
+            Some(seeded.tool_call_count),
+            "{shape}"
+        );
         assert_eq!(session.input_tokens, Some(seeded.input_tokens), "{shape}");
         assert_eq!(session.output_tokens, Some(seeded.output_tokens), "{shape}");
         let stored = |column: &str| {
@@ -191,7 +213,10 @@ fn read_and_check(conn: &Connection, manifest: &FixtureManifest) {
     let mut expected: Vec<&xtask::fixtures::SeedSession> = manifest.sessions.iter().collect();
     expected.sort_by(|a, b| b.started_at.total_cmp(&a.started_at));
     assert_eq!(
-        listed.iter().map(|l| l.session.id.as_str()).collect::<Vec<_>>(),
+        listed
+            .iter()
+            .map(|l| l.session.id.as_str())
+            .collect::<Vec<_>>(),
         expected.iter().map(|s| s.id.as_str()).collect::<Vec<_>>(),
         "{shape}"
     );
@@ -237,7 +262,12 @@ fn read_and_check(conn: &Connection, manifest: &FixtureManifest) {
         );
         for (message, seed) in read.iter().zip(&own) {
             assert_eq!(message.role, seed.role, "{shape}");
-            assert_eq!(message.content, seed.content.as_deref().map(content), "{shape} {}", seed.id);
+            assert_eq!(
+                message.content,
+                seed.content.as_deref().map(content),
+                "{shape} {}",
+                seed.id
+            );
             assert_eq!(message.tool_name, seed.tool_name, "{shape}");
             assert_eq!(message.timestamp, seed.timestamp, "{shape}");
         }
@@ -286,7 +316,8 @@ fn read_and_check(conn: &Connection, manifest: &FixtureManifest) {
             .sum();
         assert_eq!(total.total_input, Some(input), "{shape} {}", total.model);
     }
-    let usage = stats::usage_by_model_and_task(conn).unwrap_or_else(|e| panic!("{shape}: usage: {e}"));
+    let usage =
+        stats::usage_by_model_and_task(conn).unwrap_or_else(|e| panic!("{shape}: usage: {e}"));
     let seeded_input: i64 = manifest
         .rows_of("session_model_usage")
         .iter()
@@ -310,7 +341,11 @@ fn content(stored: &str) -> Content {
 
 fn check_adaptation(adaptation: &compat::Adaptation, manifest: &FixtureManifest) {
     let shape = manifest.shape;
-    assert_eq!(adaptation.schema_version, Some(manifest.schema_version), "{shape}");
+    assert_eq!(
+        adaptation.schema_version,
+        Some(manifest.schema_version),
+        "{shape}"
+    );
     let layout = shape.layout().expect("layout");
     for (table, columns) in READ_TABLES {
         let present: Option<Vec<String>> = match *table {
@@ -325,7 +360,9 @@ fn check_adaptation(adaptation: &compat::Adaptation, manifest: &FixtureManifest)
         };
         match present {
             None => {
-                let shim = adaptation.shim(table).unwrap_or_else(|| panic!("{shape}: {table}"));
+                let shim = adaptation
+                    .shim(table)
+                    .unwrap_or_else(|| panic!("{shape}: {table}"));
                 assert!(shim.absent, "{shape}: {table} should be absent");
             }
             Some(present) => {
