@@ -6,6 +6,7 @@
 //! its write path. Rows are mapped by column name, so files whose columns are
 //! in another order (upgraded files) or that carry extra columns read the same.
 
+pub mod compat;
 pub mod conversation;
 mod error;
 pub mod lineage;
@@ -19,6 +20,7 @@ pub mod stats;
 pub mod titles;
 pub mod values;
 
+pub use compat::{Adaptation, adapt};
 pub use error::QueryError;
 pub use messages::{MessagePage, get_messages, get_messages_as_conversation, message_count};
 pub use search::{FtsCapabilities, FtsObjects, SearchHit, SearchOptions, search_messages};

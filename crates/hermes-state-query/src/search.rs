@@ -8,13 +8,38 @@
 //! the CJK index when it serves and the query has no lone CJK character, else
 //! to the trigram index when every CJK term has at least 3 characters, else to
 //! a LIKE scan.
+//!
+//! Which indexes serve is decided by [`FtsObjects::probe`] from their stored
+//! SQL (`newer-versions.md` §5.1): the legacy inline layout (v11–v22) and
+//! layouts 1–3 are queried by MATCH as v23 does; a missing base index, the
+//! v1–v10 content-only one, a missing trigger or `fts_stale` make search scan
+//! `messages` instead (`scan`, with the choice between the two documented
+//! scans explained there).
+//!
+//! Errors are never answers: a leg swallows only what the original treats as
+//! "this query does not work here" — for the unicode61 MATCH an
+//! `SQLITE_ERROR` raised while the MATCH runs (FTS5 syntax error), which gives
+//! `[]`; for the trigram and CJK legs an `SQLITE_ERROR` or an invalid UTF-8
+//! snippet, which sends the search to the next step. On a file written by a
+//! newer release (`newer-versions.md` §5.3 item 4) any failure of a trigram or
+//! CJK leg goes to the next step, except those of the file itself or its locks
+//! (busy, I/O, not a database, read-only), which no other step could answer
+//! either. Everything else is returned as a [`QueryError`] with its kind.
+//!
+//! Callers reading files older than v23 call [`crate::compat::adapt`] first, so
+//! that `m.active` and `m.compacted` exist; without it the statement fails to
+//! compile and the error is returned (a compile error is never a syntax error
+//! of the user's query).
+
+mod objects;
+mod scan;
 
 use std::collections::HashSet;
 
 use hermes_state_types::ErrorKind;
 use hermes_state_types::text::is_python_whitespace;
 use rusqlite::types::{Value as SqlValue, ValueRef};
-use rusqlite::{Connection, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
@@ -22,6 +47,7 @@ use crate::rows::decode_content;
 use crate::sanitize::sanitize_fts5_query;
 use crate::titles::escape_like;
 use crate::values::{real, text};
+pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
 
 /// Options of a search; the defaults are the original's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,94 +116,6 @@ pub struct SearchHit {
     pub context: Vec<ContextMessage>,
 }
 
-/// Which indexes a connection can use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct FtsCapabilities {
-    /// `messages_fts` is queryable.
-    pub fts: bool,
-    /// `messages_fts_trigram` is queryable.
-    pub trigram: bool,
-    /// `messages_fts_cjk` is queryable, complete and maintained (not stale,
-    /// no pending backfill, triggers live).
-    pub cjk_serving: bool,
-}
-
-impl FtsCapabilities {
-    /// Probes the connection: a table counts only if a statement on it runs
-    /// (the CJK table needs the tokenizer registered on this connection).
-    pub fn detect(conn: &Connection) -> FtsCapabilities {
-        FtsCapabilities::from_objects(conn, &FtsObjects::probe(conn))
-    }
-
-    /// The capabilities given already probed objects: only the cheap
-    /// `state_meta` markers (stale CJK index, pending CJK backfill) are read.
-    pub fn from_objects(conn: &Connection, objects: &FtsObjects) -> FtsCapabilities {
-        let blocked: i64 = conn
-            .query_row(
-                "SELECT count(*) FROM state_meta WHERE key IN ('fts_cjk_stale', 'fts_cjk_rebuild_high_water')",
-                [],
-                |row| row.get(0),
-            )
-            .unwrap_or(0);
-        FtsCapabilities {
-            fts: objects.fts,
-            trigram: objects.trigram,
-            cjk_serving: objects.cjk_maintained && blocked == 0,
-        }
-    }
-}
-
-/// Which FTS objects a connection can query, as of one schema version.
-///
-/// Probing prepares a statement on each FTS table (instantiating the virtual
-/// table), which is the costly part of [`FtsCapabilities::detect`]; the
-/// objects only change with the schema, so a caller may keep this value while
-/// [`FtsObjects::schema_cookie`] is unchanged.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FtsObjects {
-    /// `PRAGMA schema_version` when probed.
-    pub schema_cookie: i64,
-    /// `messages_fts` is queryable.
-    pub fts: bool,
-    /// `messages_fts_trigram` is queryable.
-    pub trigram: bool,
-    /// `messages_fts_cjk` is queryable here and its three triggers exist.
-    pub cjk_maintained: bool,
-}
-
-impl FtsObjects {
-    /// Probes the FTS objects of the connection.
-    pub fn probe(conn: &Connection) -> FtsObjects {
-        let queryable = |table: &str| {
-            conn.prepare(&format!("SELECT rowid FROM {table} LIMIT 0"))
-                .is_ok()
-        };
-        FtsObjects {
-            schema_cookie: FtsObjects::schema_cookie(conn),
-            fts: queryable("messages_fts"),
-            trigram: queryable("messages_fts_trigram"),
-            cjk_maintained: queryable("messages_fts_cjk")
-                && cjk_triggers_live(conn).unwrap_or(false),
-        }
-    }
-
-    /// The schema cookie, which SQLite changes on every schema change by any
-    /// connection; `-1` when it cannot be read (never matches a cached value).
-    pub fn schema_cookie(conn: &Connection) -> i64 {
-        conn.query_row("PRAGMA schema_version", [], |row| row.get(0))
-            .unwrap_or(-1)
-    }
-}
-
-fn cjk_triggers_live(conn: &Connection) -> rusqlite::Result<bool> {
-    let triggers: i64 = conn.query_row(
-        "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN ('messages_fts_cjk_insert', 'messages_fts_cjk_delete', 'messages_fts_cjk_update')",
-        [],
-        |row| row.get(0),
-    )?;
-    Ok(triggers == 3)
-}
-
 /// Whether a character counts as CJK for the query router (`api.md` §8.4).
 /// This set differs on purpose from the tokenizer's (`schema-v23.md` §10.4).
 pub fn is_router_cjk(c: char) -> bool {
@@ -217,52 +155,67 @@ fn quoted_terms(tokens: &[&str]) -> String {
         .join(" ")
 }
 
-/// Searches the messages (`api.md` §8). Syntax errors of the query give no
-/// results, never an error; an error of kind [`ErrorKind::Corrupt`] means
-/// an FTS index needs a rebuild.
+/// Searches the messages (`api.md` §8, `newer-versions.md` §5.3 for newer
+/// files). An FTS5 syntax error of the query gives no results; every other
+/// failure is an error with its kind, never an empty answer. An error of kind
+/// [`ErrorKind::Corrupt`] on a file of v23 or older means an FTS index needs a
+/// rebuild.
 pub fn search_messages(
     conn: &Connection,
     query: &str,
     options: &SearchOptions,
     caps: FtsCapabilities,
 ) -> Result<Vec<SearchHit>, QueryError> {
-    if !caps.fts || query.chars().all(is_python_whitespace) {
+    if query.chars().all(is_python_whitespace) {
         return Ok(Vec::new());
     }
     let q = sanitize_fts5_query(query);
     if q.is_empty() {
         return Ok(Vec::new());
     }
-    let search = Search { conn, options };
-    let wants_tool = options
-        .role_filter
-        .as_ref()
-        .is_some_and(|roles| roles.iter().any(|r| r == "tool"));
-    let mut rows = if q.chars().any(is_router_cjk) {
-        search.cjk_query(&q, caps, wants_tool)?
+    let search = Search {
+        conn,
+        options,
+        caps,
+    };
+    let rows = if caps.fts {
+        search.indexed(&q)?
     } else {
-        match search.fts("messages_fts", &q) {
-            Ok(rows) => rows,
-            Err(error) if is_operational(&error) => return Ok(Vec::new()),
-            Err(error) => return Err(error),
+        search.scan(&q)?
+    };
+    let mut context = match ContextStatements::prepare(conn) {
+        Ok(statements) => Some(statements),
+        Err(error) => {
+            context_failure(error)?;
+            None
         }
     };
-    search.supplement_pending_rebuild(&q, &mut rows)?;
-    if rows.is_empty() && !q.chars().any(is_router_cjk) && !wants_tool {
-        rows = search.zero_hit_fallback(&q, caps)?;
-    }
-    let mut context = ContextStatements::prepare(conn);
-    Ok(rows
-        .into_iter()
+    rows.into_iter()
         .map(|Row { mut hit, content }| {
-            hit.context = context
-                .as_mut()
-                .ok()
-                .and_then(|statements| statements.context(&hit, content).ok())
-                .unwrap_or_default();
-            hit
+            if let Some(statements) = context.as_mut() {
+                hit.context = match statements.context(&hit, content) {
+                    Ok(context) => context,
+                    Err(error) => context_failure(error)?,
+                };
+            }
+            Ok(hit)
         })
-        .collect())
+        .collect()
+}
+
+/// `api.md` §8.5: a failure while building a context yields `[]` — but a
+/// failure of the file or its locks is an error of the search, not an empty
+/// context.
+fn context_failure(error: rusqlite::Error) -> Result<Vec<ContextMessage>, QueryError> {
+    let error = QueryError::Sqlite {
+        context: "reading the context of a hit".to_owned(),
+        source: error,
+    };
+    if is_environment_failure(&error) || error.kind() == ErrorKind::Corrupt {
+        Err(error)
+    } else {
+        Ok(Vec::new())
+    }
 }
 
 /// A hit before its context is attached.
@@ -271,37 +224,106 @@ struct Row {
     content: Option<hermes_state_types::Content>,
 }
 
+/// How a leg's statement failed.
+enum Failure {
+    /// It did not compile (no such table, column or tokenizer; the file).
+    Prepare(QueryError),
+    /// It compiled and failed while running (FTS5 query syntax, the file).
+    Run(QueryError),
+}
+
+impl Failure {
+    fn error(self) -> QueryError {
+        match self {
+            Failure::Prepare(e) | Failure::Run(e) => e,
+        }
+    }
+}
+
+/// Busy, I/O, not a database, read-only: the file or its locks failed, so no
+/// other step could answer either.
+fn is_environment_failure(error: &QueryError) -> bool {
+    matches!(
+        error.kind(),
+        ErrorKind::Busy | ErrorKind::Io | ErrorKind::NotADatabase | ErrorKind::ReadOnly
+    )
+}
+
 struct Search<'a> {
     conn: &'a Connection,
     options: &'a SearchOptions,
+    caps: FtsCapabilities,
 }
 
 impl Search<'_> {
+    /// Routes A and B over served indexes, with the §8.7 supplement and the
+    /// zero-hit fallback.
+    fn indexed(&self, q: &str) -> Result<Vec<Row>, QueryError> {
+        let wants_unindexed = self.wants_unindexed()?;
+        let mut rows = if q.chars().any(is_router_cjk) {
+            self.cjk_query(q, wants_unindexed)?
+        } else {
+            match self.fts("messages_fts", q) {
+                Ok(rows) => rows,
+                Err(Failure::Run(error)) if error.is_sql_error() => return Ok(Vec::new()),
+                Err(failure) => return Err(failure.error()),
+            }
+        };
+        self.supplement_pending_rebuild(q, &mut rows)?;
+        if rows.is_empty() && !q.chars().any(is_router_cjk) && !wants_unindexed {
+            rows = self.zero_hit_fallback(q)?;
+        }
+        Ok(rows)
+    }
+
+    /// `wants_tool` of `api.md` §8.4, widened by `newer-versions.md` §5.3
+    /// item 3 when the trigram index leaves out some sessions' rows.
+    fn wants_unindexed(&self) -> Result<bool, QueryError> {
+        let wants_tool = self
+            .options
+            .role_filter
+            .as_ref()
+            .is_some_and(|roles| roles.iter().any(|r| r == "tool"));
+        if wants_tool || !self.caps.trigram_restricted {
+            return Ok(wants_tool);
+        }
+        let Some(sources) = &self.options.source_filter else {
+            return Ok(false);
+        };
+        let excluded = objects::trigram_excluded_sources(self.conn)?;
+        Ok(sources.iter().any(|s| excluded.contains(s)))
+    }
+
+    /// Whether a failed trigram or CJK leg lets the next step run; otherwise
+    /// its error is the search's.
+    fn leg_failed(&self, failure: Failure) -> Result<(), QueryError> {
+        let error = failure.error();
+        let falls_through = if self.caps.newer_file {
+            !is_environment_failure(&error)
+        } else {
+            error.is_sql_error() || error.is_conversion()
+        };
+        if falls_through { Ok(()) } else { Err(error) }
+    }
+
     /// Route B (`api.md` §8.4): CJK index, trigram index, LIKE scan.
-    fn cjk_query(
-        &self,
-        q: &str,
-        caps: FtsCapabilities,
-        wants_tool: bool,
-    ) -> Result<Vec<Row>, QueryError> {
+    fn cjk_query(&self, q: &str, wants_unindexed: bool) -> Result<Vec<Row>, QueryError> {
         let raw = strip_quotes(q);
         let tokens = python_split(raw);
         let cjk_count = raw.chars().filter(|c| is_router_cjk(*c)).count();
         let short = tokens.iter().filter(|t| !is_operator(t)).any(|t| {
             t.chars().any(is_router_cjk) && t.chars().filter(|c| is_router_cjk(*c)).count() < 3
         });
-        if caps.cjk_serving && !wants_tool && !has_lone_cjk_char(raw) {
+        if self.caps.cjk_serving && !wants_unindexed && !has_lone_cjk_char(raw) {
             match self.fts("messages_fts_cjk", &quoted_terms(&tokens)) {
                 Ok(rows) => return Ok(rows),
-                Err(error) if is_operational(&error) => {}
-                Err(error) => return Err(error),
+                Err(failure) => self.leg_failed(failure)?,
             }
         }
-        if cjk_count >= 3 && !short && caps.trigram && !wants_tool {
+        if cjk_count >= 3 && !short && self.caps.trigram && !wants_unindexed {
             match self.fts("messages_fts_trigram", &quoted_terms(&tokens)) {
                 Ok(rows) => return Ok(rows),
-                Err(error) if is_operational(&error) => {}
-                Err(error) => return Err(error),
+                Err(failure) => self.leg_failed(failure)?,
             }
         }
         let terms: Vec<&str> = tokens.iter().copied().filter(|t| !is_operator(t)).collect();
@@ -311,34 +333,68 @@ impl Search<'_> {
 
     /// The zero-hit fallback of route A: substring search on the CJK index,
     /// then on the trigram index when every term has at least 3 characters.
-    fn zero_hit_fallback(&self, q: &str, caps: FtsCapabilities) -> Result<Vec<Row>, QueryError> {
+    /// A leg that fails (see [`Search::leg_failed`]) finds nothing and the
+    /// next leg runs; the original lets a CJK snippet decoding error escape
+    /// here, which this port treats like the other legs.
+    fn zero_hit_fallback(&self, q: &str) -> Result<Vec<Row>, QueryError> {
         let fallback = strip_quotes(q);
         let tokens = python_split(fallback);
         let match_text = quoted_terms(&tokens);
-        if caps.cjk_serving {
-            // The original lets an error of this leg escape search (e.g. a
-            // snippet cut inside a UTF-8 sequence by the tokenizer's offset
-            // drift); here the leg just finds nothing and the next leg runs.
-            if let Ok(rows) = self.fts("messages_fts_cjk", &match_text)
-                && !rows.is_empty()
-            {
-                return Ok(rows);
+        if self.caps.cjk_serving {
+            match self.fts("messages_fts_cjk", &match_text) {
+                Ok(rows) if !rows.is_empty() => return Ok(rows),
+                Ok(_) => {}
+                Err(failure) => self.leg_failed(failure)?,
             }
         }
         let terms: Vec<&&str> = tokens.iter().filter(|t| !is_operator(t)).collect();
         let long_enough = !terms.is_empty() && terms.iter().all(|t| t.chars().count() >= 3);
-        if caps.trigram && long_enough {
+        if self.caps.trigram && long_enough {
             match self.fts("messages_fts_trigram", &match_text) {
                 Ok(rows) => return Ok(rows),
-                Err(error) if is_operational(&error) => {}
-                Err(error) => return Err(error),
+                Err(failure) => self.leg_failed(failure)?,
             }
         }
         Ok(Vec::new())
     }
 
+    /// The scan of `scan` when the base index is not served.
+    fn scan(&self, q: &str) -> Result<Vec<Row>, QueryError> {
+        let groups = scan::groups(q);
+        let Some(first) = groups.first().and_then(|g| g.positive.first()).cloned() else {
+            return Ok(Vec::new());
+        };
+        let mut params: Vec<SqlValue> = Vec::new();
+        let condition = scan::condition(&groups, &mut params);
+        params.push(SqlValue::Text(first));
+        let first = params.len();
+        let filters = self.filters(&mut params);
+        let direction = match self
+            .options
+            .sort
+            .as_deref()
+            .map(|s| s.trim().to_lowercase())
+        {
+            Some(sort) if sort == "oldest" => "ASC",
+            _ => "DESC",
+        };
+        let sql = format!(
+            "SELECT m.id, m.session_id, m.role,
+                    substr(m.content, max(1, instr(m.content, ?{first}) - 40), 120) AS snippet,
+                    m.content, m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started
+             FROM messages m JOIN sessions s ON s.id = m.session_id
+             WHERE ({condition}){filters}
+             ORDER BY m.timestamp {direction}, m.id {direction} LIMIT ?{} OFFSET ?{}",
+            params.len() + 1,
+            params.len() + 2
+        );
+        self.push_paging(&mut params);
+        self.run(&sql, params, "scanning messages")
+            .map_err(Failure::error)
+    }
+
     /// A MATCH query on one FTS table, with the shared filters and ordering.
-    fn fts(&self, table: &str, match_text: &str) -> Result<Vec<Row>, QueryError> {
+    fn fts(&self, table: &str, match_text: &str) -> Result<Vec<Row>, Failure> {
         let mut params = vec![SqlValue::Text(match_text.to_owned())];
         let filters = self.filters(&mut params);
         let order = match self
@@ -397,6 +453,7 @@ impl Search<'_> {
         );
         self.push_paging(&mut params);
         self.run(&sql, params, "searching with LIKE")
+            .map_err(Failure::error)
     }
 
     /// Rows of the id range a deferred FTS rebuild has not indexed yet
@@ -406,19 +463,26 @@ impl Search<'_> {
         if rows.len() >= limit {
             return Ok(());
         }
-        let marker = |key: &str| -> Option<i64> {
-            self.conn
+        let marker = |key: &str| -> Result<Option<i64>, QueryError> {
+            match self
+                .conn
                 .query_row(
                     "SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = ?1",
                     [key],
-                    |r| r.get(0),
+                    |r| r.get::<_, Option<i64>>(0),
                 )
-                .ok()
+                .optional()
+            {
+                Ok(value) => Ok(value.flatten()),
+                // No `state_meta` at all (v1–v7 without compatibility views).
+                Err(e) if crate::error::is_sql_error(&e) => Ok(None),
+                Err(e) => Err(e).context("reading the FTS rebuild markers"),
+            }
         };
-        let Some(high_water) = marker("fts_rebuild_high_water") else {
+        let Some(high_water) = marker("fts_rebuild_high_water")? else {
             return Ok(());
         };
-        let progress = marker("fts_rebuild_progress").unwrap_or(0);
+        let progress = marker("fts_rebuild_progress")?.unwrap_or(0);
         let terms = supplement_terms(q);
         if terms.is_empty() {
             return Ok(());
@@ -447,7 +511,9 @@ impl Search<'_> {
             params.len()
         );
         let found: HashSet<i64> = rows.iter().map(|r| r.hit.id).collect();
-        let extra = self.run(&sql, params, "searching not yet indexed messages")?;
+        let extra = self
+            .run(&sql, params, "searching not yet indexed messages")
+            .map_err(Failure::error)?;
         rows.extend(extra.into_iter().filter(|r| !found.contains(&r.hit.id)));
         Ok(())
     }
@@ -492,8 +558,12 @@ impl Search<'_> {
         params.push(SqlValue::Integer(i64::from(self.options.offset)));
     }
 
-    fn run(&self, sql: &str, params: Vec<SqlValue>, what: &str) -> Result<Vec<Row>, QueryError> {
-        let mut stmt = self.conn.prepare(sql).context(what)?;
+    fn run(&self, sql: &str, params: Vec<SqlValue>, what: &str) -> Result<Vec<Row>, Failure> {
+        let mut stmt = self
+            .conn
+            .prepare(sql)
+            .context(what)
+            .map_err(Failure::Prepare)?;
         let rows = stmt
             .query_map(params_from_iter(params), |row| {
                 Ok(Row {
@@ -512,8 +582,11 @@ impl Search<'_> {
                     content: decode_content(row.get_ref(4)?),
                 })
             })
-            .context(what)?;
-        rows.collect::<Result<_, _>>().context(what)
+            .context(what)
+            .map_err(Failure::Run)?;
+        rows.collect::<Result<_, _>>()
+            .context(what)
+            .map_err(Failure::Run)
     }
 }
 
@@ -663,11 +736,4 @@ fn has_lone_cjk_char(raw: &str) -> bool {
         }
     }
     false
-}
-
-fn is_operational(error: &QueryError) -> bool {
-    !matches!(
-        error.kind(),
-        ErrorKind::Corrupt | ErrorKind::Busy | ErrorKind::Io
-    )
 }

@@ -10,12 +10,16 @@
 #[path = "reads/common.rs"]
 mod common;
 
+#[path = "reads/compat.rs"]
+mod compat;
 #[path = "reads/lineage.rs"]
 mod lineage;
 #[path = "reads/listing.rs"]
 mod listing;
 #[path = "reads/read_only.rs"]
 mod read_only;
+#[path = "reads/shapes.rs"]
+mod shapes;
 #[path = "reads/stats.rs"]
 mod stats;
 #[path = "reads/titles.rs"]
