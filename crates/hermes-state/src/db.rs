@@ -427,8 +427,10 @@ fn give_up_after_retries(what: &str, error: Error) -> Error {
 }
 
 /// Presents an older or newer file in the v23 shape on the read-only
-/// connection (temporary views only; nothing reaches the file).
-fn prepare_reader(_conn: &Connection) -> Result<()> {
+/// connection (temporary views only; nothing reaches the file). Cheap when
+/// the schema cookie is unchanged since the last call.
+fn prepare_reader(conn: &Connection) -> Result<()> {
+    hermes_state_query::compat::adapt(conn)?;
     Ok(())
 }
 

@@ -18,7 +18,7 @@ impl SessionDb {
     /// and the write path rebuilds it once when a write meets it.
     pub fn search_messages(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
         self.read(|conn| {
-            let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn));
+            let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
             Ok(search::search_messages(conn, query, options, caps)?)
         })
     }
@@ -26,15 +26,15 @@ impl SessionDb {
     /// The FTS objects of the store, probed again only when the schema
     /// changed since the last search (another process may have dropped the
     /// CJK triggers, or finished a conversion).
-    fn fts_objects(&self, conn: &rusqlite::Connection) -> FtsObjects {
+    fn fts_objects(&self, conn: &rusqlite::Connection) -> Result<FtsObjects> {
         let cookie = FtsObjects::schema_cookie(conn);
         let mut cached = self.fts_objects.lock().unwrap_or_else(|p| p.into_inner());
         match *cached {
-            Some(objects) if objects.schema_cookie == cookie && cookie >= 0 => objects,
+            Some(objects) if objects.schema_cookie == cookie && cookie >= 0 => Ok(objects),
             _ => {
-                let objects = FtsObjects::probe(conn);
+                let objects = FtsObjects::probe(conn)?;
                 *cached = Some(objects);
-                objects
+                Ok(objects)
             }
         }
     }

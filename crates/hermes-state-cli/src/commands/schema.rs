@@ -134,7 +134,7 @@ pub fn schema(ctx: &Context) -> CliResult {
                 pragma_text(conn, "journal_mode").unwrap_or_default(),
                 pragma_text(conn, "page_size").and_then(|p| p.parse::<i64>().ok()),
                 pragma_text(conn, "page_count").and_then(|p| p.parse::<i64>().ok()),
-                FtsCapabilities::detect(conn),
+                FtsCapabilities::detect(conn)?,
                 fts::cjk_index_healthy(conn).unwrap_or(false),
             ))
         })
