@@ -96,6 +96,7 @@ pub fn check_all() -> Result<Vec<String>> {
     let mut problems = layering_problems(&metadata);
     problems.extend(single_sqlite_problems(&metadata));
     problems.extend(live_file_problems()?);
+    problems.extend(ddl_problems()?);
     Ok(problems)
 }
 
@@ -177,6 +178,55 @@ pub fn live_file_problems() -> Result<Vec<String>> {
     Ok(problems)
 }
 
+/// Only `hermes-state-schema` issues DDL on the database. Other library
+/// crates may create TEMP views on their own connection (the read side's
+/// `compat` shims: `CREATE TEMP VIEW`, `DROP VIEW IF EXISTS temp.`); a
+/// line that holds DDL text only to compare it says so with a
+/// `// tidy: DDL text compared, never run` comment on it or just above it.
+pub fn ddl_problems() -> Result<Vec<String>> {
+    const DDL: [&str; 9] = [
+        "CREATE TABLE",
+        "CREATE INDEX",
+        "CREATE UNIQUE",
+        "CREATE TRIGGER",
+        "CREATE VIEW",
+        "CREATE VIRTUAL",
+        "DROP TABLE",
+        "DROP INDEX",
+        "DROP TRIGGER",
+    ];
+    let mut problems = Vec::new();
+    let crates = workspace_root().join("crates");
+    for layer in LIBRARIES.iter().filter(|l| **l != "hermes-state-schema") {
+        for entry in walk(&crates.join(layer).join("src"))? {
+            if entry.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&entry)
+                .with_context(|| format!("reading {}", entry.display()))?;
+            let lines: Vec<&str> = text.lines().collect();
+            for (number, line) in lines.iter().enumerate() {
+                let marker = "// tidy: DDL text compared, never run";
+                if line.contains(marker) || (number > 0 && lines[number - 1].contains(marker)) {
+                    continue;
+                }
+                let code = line.split("//").next().unwrap_or_default().to_uppercase();
+                let temp_only =
+                    code.contains("CREATE TEMP VIEW") || code.contains("DROP VIEW IF EXISTS TEMP.");
+                let other = code.contains("ALTER TABLE") || code.contains("DROP VIEW");
+                if !temp_only && (other || DDL.iter().any(|ddl| code.contains(ddl))) {
+                    problems.push(format!(
+                        "{}:{}: DDL outside hermes-state-schema",
+                        entry.display(),
+                        number + 1
+                    ));
+                }
+            }
+        }
+    }
+    Ok(problems)
+}
+
 fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
@@ -217,6 +267,11 @@ mod tests {
     #[test]
     fn no_library_code_opens_files_through_std_fs() {
         assert_eq!(live_file_problems().expect("scan"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn only_the_schema_crate_issues_ddl() {
+        assert_eq!(ddl_problems().expect("scan"), Vec::<String>::new());
     }
 
     #[test]

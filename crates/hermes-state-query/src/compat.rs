@@ -252,6 +252,10 @@ impl Adaptation {
     }
 }
 
+/// Tables every version of the store has (v1 included): their absence means a
+/// damaged file, reported as such rather than shimmed into empty answers.
+const REQUIRED_TABLES: [&str; 2] = ["sessions", "messages"];
+
 /// Makes the connection's unqualified table names resolve to the v23 shape
 /// (see the module doc). Cheap and a no-op when called again while the
 /// schema cookie is unchanged; re-adapts after a schema change by another
@@ -271,6 +275,9 @@ pub fn adapt(conn: &Connection) -> Result<Adaptation, QueryError> {
     let mut shims = Vec::new();
     for (table, columns) in READ_TABLES {
         let existing = main_columns(conn, table)?;
+        if existing.is_empty() && REQUIRED_TABLES.contains(table) {
+            return Err(QueryError::MissingTable { table });
+        }
         if existing.is_empty() {
             create_view(conn, table, &empty_view(columns))?;
             shims.push(TableShim {

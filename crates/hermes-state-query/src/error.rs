@@ -13,6 +13,15 @@ pub enum QueryError {
         #[source]
         source: rusqlite::Error,
     },
+    /// A table every version of the store has (`sessions`, `messages`) is
+    /// missing: the file is damaged. Never presented as an empty answer.
+    #[error(
+        "the store has no `{table}` table: the file is damaged (every version of the store has it)"
+    )]
+    MissingTable {
+        /// The missing table.
+        table: &'static str,
+    },
 }
 
 impl QueryError {
@@ -20,6 +29,7 @@ impl QueryError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             QueryError::Sqlite { source, .. } => hermes_state_schema::sqlite_error_kind(source),
+            QueryError::MissingTable { .. } => ErrorKind::Corrupt,
         }
     }
 
@@ -32,6 +42,7 @@ impl QueryError {
     pub fn is_sql_error(&self) -> bool {
         match self {
             QueryError::Sqlite { source, .. } => is_sql_error(source),
+            QueryError::MissingTable { .. } => false,
         }
     }
 

@@ -162,14 +162,15 @@ const USAGE_REBUILD_TABLE: &str = "CREATE TABLE session_model_usage (
 /// transaction, so any other failure rolls back to the old table.
 fn rebuild_model_usage_with_task(conn: &Connection) -> Result<(), rusqlite::Error> {
     let task_in_key: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM pragma_table_info('session_model_usage') WHERE name = 'task' AND pk > 0",
+        "SELECT COUNT(*) FROM pragma_table_info('session_model_usage', 'main') WHERE name = 'task' AND pk > 0",
         [],
         |row| row.get(0),
     )?;
     if task_in_key > 0 {
         return Ok(());
     }
-    let mut stmt = conn.prepare("SELECT name FROM pragma_table_info('session_model_usage')")?;
+    let mut stmt =
+        conn.prepare("SELECT name FROM pragma_table_info('session_model_usage', 'main')")?;
     let live = stmt
         .query_map([], |row| row.get::<_, String>(0))?
         .collect::<Result<Vec<_>, _>>()?;
@@ -363,7 +364,7 @@ pub fn heal_keys(conn: &Connection) -> Result<(), SchemaError> {
 
 fn rebuild_gateway_routing_key(conn: &Connection) -> Result<(), rusqlite::Error> {
     let scope_in_key: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM pragma_table_info('gateway_routing') WHERE name = 'scope' AND pk > 0",
+        "SELECT COUNT(*) FROM pragma_table_info('gateway_routing', 'main') WHERE name = 'scope' AND pk > 0",
         [],
         |row| row.get(0),
     )?;

@@ -635,7 +635,7 @@ pub mod in_transaction {
             .context("reading a trash table")?;
         let columns = if without_rowid {
             let mut stmt = conn
-                .prepare("SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk")
+                .prepare("SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0 ORDER BY pk")
                 .context("reading a trash table")?;
             let columns = stmt
                 .query_map([&table], |r| r.get::<_, String>(0))

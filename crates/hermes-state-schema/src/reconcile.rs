@@ -116,7 +116,7 @@ impl ColumnInfo {
 /// The live columns of a table (`PRAGMA table_info`), empty when it does not exist.
 pub fn live_columns(conn: &Connection, table: &str) -> Result<Vec<ColumnInfo>, SchemaError> {
     let mut stmt = conn
-        .prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1) ORDER BY cid")
+        .prepare("SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?1, 'main') ORDER BY cid")
         .context("reading table columns")?;
     let rows = stmt
         .query_map([table], |row| {

@@ -2519,7 +2519,10 @@ fn stale_cjk_index_stays_stale_at_open_until_the_explicit_reset() {
     let (ours, report) = open(&path);
     assert!(!report.fts.cjk_rebuilt, "{report:?}");
     assert!(!report.fts.cjk_marked_stale, "{report:?}");
-    assert!(!report.fts.rebuilt, "the six base/trigram triggers are intact");
+    assert!(
+        !report.fts.rebuilt,
+        "the six base/trigram triggers are intact"
+    );
     assert!(cjk_triggers(&ours).is_empty(), "no CJK trigger recreated");
     assert_eq!(
         cjk_meta(&ours),
@@ -2527,8 +2530,14 @@ fn stale_cjk_index_stays_stale_at_open_until_the_explicit_reset() {
     );
     let after_open = master(&ours);
     assert_eq!(
-        after_open.iter().filter(|row| row.2.contains("cjk")).collect::<Vec<_>>(),
-        master_before.iter().filter(|row| row.2.contains("cjk")).collect::<Vec<_>>(),
+        after_open
+            .iter()
+            .filter(|row| row.2.contains("cjk"))
+            .collect::<Vec<_>>(),
+        master_before
+            .iter()
+            .filter(|row| row.2.contains("cjk"))
+            .collect::<Vec<_>>(),
         "CJK objects unchanged"
     );
     // So the original keeps writing.
@@ -2552,7 +2561,11 @@ fn stale_cjk_index_stays_stale_at_open_until_the_explicit_reset() {
         assert_eq!(sql, spec::cjk_object_sql(name), "stored SQL of {name}");
     }
     let hits = cjk_hits(&ours, "\"据库\"");
-    assert_eq!(hits.len(), 3, "rows written while stale are indexed: {hits:?}");
+    assert_eq!(
+        hits.len(),
+        3,
+        "rows written while stale are indexed: {hits:?}"
+    );
     assert_eq!(hits[..2], [first, while_stale]);
     ours.execute_batch("INSERT INTO messages_fts_cjk(messages_fts_cjk) VALUES('integrity-check')")
         .expect("integrity-check");
@@ -2593,7 +2606,11 @@ fn pending_cjk_backfill_is_not_rebuilt_at_open() {
     let (conn, report) = open(&path);
     assert!(!report.fts.cjk_rebuilt, "{report:?}");
     assert!(!report.fts.cjk_marked_stale, "{report:?}");
-    assert_eq!(cjk_meta(&conn), meta_before, "the backfill is left to the explicit optimisation");
+    assert_eq!(
+        cjk_meta(&conn),
+        meta_before,
+        "the backfill is left to the explicit optimisation"
+    );
     assert!(cjk_hits(&conn, "\"据库\"").is_empty());
     // Rows written now, above the high-water mark, are indexed by the live triggers.
     let later = insert_message(&conn, "user", "数据库备份").expect("message");
@@ -2751,7 +2768,11 @@ fn a_new_store_file_is_private_from_its_creation() {
     let (_dir, path) = temp_db();
     assert!(hermes_state_schema::permissions::create_private_file(&path).expect("create"));
     let metadata = std::fs::metadata(&path).expect("exists");
-    assert_eq!(metadata.len(), 0, "an empty file, which SQLite takes for a new database");
+    assert_eq!(
+        metadata.len(),
+        0,
+        "an empty file, which SQLite takes for a new database"
+    );
     assert_eq!(metadata.permissions().mode() & 0o777, 0o600);
     assert!(
         !hermes_state_schema::permissions::create_private_file(&path).expect("exists"),
@@ -2788,7 +2809,10 @@ fn an_existing_file_keeps_its_journal_mode() {
         assert_eq!(mode, "delete");
     }
     let (conn, report) = open(&path);
-    assert_eq!(report.journal_mode, hermes_state_schema::JournalMode::Delete);
+    assert_eq!(
+        report.journal_mode,
+        hermes_state_schema::JournalMode::Delete
+    );
     let mode: String = conn
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .expect("mode");

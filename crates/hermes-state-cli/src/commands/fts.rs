@@ -130,10 +130,8 @@ pub fn rebuild_cjk(ctx: &Context) -> CliResult {
             "cjk_rebuilt": true,
         }));
     }
-    ctx.out.line(format!(
-        "rebuilt the CJK index of {}",
-        ctx.path.display()
-    ))
+    ctx.out
+        .line(format!("rebuilt the CJK index of {}", ctx.path.display()))
 }
 
 /// `fts optimize-storage`

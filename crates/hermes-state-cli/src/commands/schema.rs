@@ -252,7 +252,8 @@ pub fn migrate(ctx: &Context, args: &MigrateArgs) -> CliResult {
         );
     }
     let spinner = Progress::spinner(&ctx.out, &format!("migrating {}", ctx.path.display()));
-    let migrated = SessionDb::open(&ctx.path).and_then(|db| db.migrate().map(|report| (db, report)));
+    let migrated =
+        SessionDb::open(&ctx.path).and_then(|db| db.migrate().map(|report| (db, report)));
     spinner.finish();
     let (db, report) = migrated.map_err(|e| CliError::store("migrate", &ctx.path, &e))?;
     db.close().map_err(|e| ctx.fail(&e))?;

@@ -41,7 +41,11 @@ fn a_store_this_tool_creates_carries_the_cjk_index_unless_switched_off() {
         cmd.env("HERMES_CJK_FTS", off)
             .args(["--db", db.to_str().expect("utf-8"), "demo"]);
         let output = cmd.output().expect("run");
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         assert!(cjk_objects(&db).is_empty(), "HERMES_CJK_FTS={off:?}");
     }
 }
@@ -51,11 +55,28 @@ fn writing_to_an_existing_store_never_creates_the_cjk_index_only_rebuild_cjk_doe
     let env = Env::new();
     let db = env.path("state.db");
     write_fixture(&db, Shape::V23).expect("a v23 store as the original leaves it");
-    env.run(&db, &["sessions", "create", "--source", "cli", "--id", "mine"])
-        .ok();
-    env.run(&db, &["messages", "append", "mine", "--role", "user", "--content", "数据库迁移"])
-        .ok();
-    assert!(cjk_objects(&db).is_empty(), "no CJK index on an existing store");
+    env.run(
+        &db,
+        &["sessions", "create", "--source", "cli", "--id", "mine"],
+    )
+    .ok();
+    env.run(
+        &db,
+        &[
+            "messages",
+            "append",
+            "mine",
+            "--role",
+            "user",
+            "--content",
+            "数据库迁移",
+        ],
+    )
+    .ok();
+    assert!(
+        cjk_objects(&db).is_empty(),
+        "no CJK index on an existing store"
+    );
 
     let run = env.run(&db, &["fts", "rebuild-cjk"]).ok();
     assert!(
@@ -81,8 +102,12 @@ fn rebuild_cjk_is_refused_when_the_tokenizer_is_switched_off() {
     let db = env.path("state.db");
     write_fixture(&db, Shape::V23).expect("fixture");
     let mut cmd = env.command();
-    cmd.env("HERMES_CJK_FTS", "off")
-        .args(["--db", db.to_str().expect("utf-8"), "fts", "rebuild-cjk"]);
+    cmd.env("HERMES_CJK_FTS", "off").args([
+        "--db",
+        db.to_str().expect("utf-8"),
+        "fts",
+        "rebuild-cjk",
+    ]);
     let output = cmd.output().expect("run");
     assert_eq!(output.status.code(), Some(1));
     assert!(

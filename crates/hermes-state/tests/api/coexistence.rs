@@ -158,7 +158,8 @@ fn our_writes_between_its_writes(path: &Path, original: &mut Original) {
     db.append_message(&NewMessage::new("ours", "user").content("我们的独角兽乐园项目"))
         .expect("we append");
     original.keeps_writing("orig", "after our append");
-    db.set_session_title("ours", Some("our title")).expect("title");
+    db.set_session_title("ours", Some("our title"))
+        .expect("title");
     original.keeps_writing("orig", "after our title");
     db.close().expect("close");
     // A second handle of ours (a later command) must not bring the triggers back either.
@@ -194,7 +195,11 @@ fn the_original_keeps_writing_on_a_file_it_created() {
         "reading created or dropped nothing"
     );
     our_writes_between_its_writes(&path, &mut original);
-    assert_eq!(cjk_triggers(&path), 0, "no CJK triggers handed to the original");
+    assert_eq!(
+        cjk_triggers(&path),
+        0,
+        "no CJK triggers handed to the original"
+    );
     assert!(
         !schema_objects(&path).contains(&"table messages_fts_cjk".to_owned()),
         "no CJK index created on an existing file"
@@ -210,7 +215,11 @@ fn the_original_keeps_writing_on_a_file_it_created() {
         .into_iter()
         .map(|h| h.id)
         .collect();
-    assert_eq!(ours.len(), 1, "our CJK message is found without the CJK index");
+    assert_eq!(
+        ours.len(),
+        1,
+        "our CJK message is found without the CJK index"
+    );
     let counted: i64 = db
         .read(|conn| {
             Ok(conn
@@ -237,9 +246,17 @@ fn the_original_keeps_writing_on_a_file_we_created() {
             .expect("append");
         db.close().expect("close");
     }
-    assert_eq!(cjk_triggers(&path), 3, "a store we create carries the CJK index");
+    assert_eq!(
+        cjk_triggers(&path),
+        3,
+        "a store we create carries the CJK index"
+    );
     let mut original = Original::open(&path);
-    assert_eq!(cjk_triggers(&path), 0, "the original dropped the CJK triggers");
+    assert_eq!(
+        cjk_triggers(&path),
+        0,
+        "the original dropped the CJK triggers"
+    );
     let stale: Option<String> = original
         .conn
         .query_row(
@@ -295,7 +312,11 @@ fn reading_leaves_the_file_byte_for_byte_unchanged_and_delete_mode_stays() {
     let read_only = SessionDb::open_read_only(&path).expect("read-only handle");
     read_only.doctor().expect("doctor");
     read_only.close().expect("close");
-    assert_eq!(std::fs::read(&path).expect("bytes"), bytes, "file unchanged");
+    assert_eq!(
+        std::fs::read(&path).expect("bytes"),
+        bytes,
+        "file unchanged"
+    );
     assert_eq!(files(dir.path()), listing, "no sidecar created or left");
 
     let db = SessionDb::open(&path).expect("open for a write");
