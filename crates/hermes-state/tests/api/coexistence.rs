@@ -330,3 +330,34 @@ fn reading_leaves_the_file_byte_for_byte_unchanged_and_delete_mode_stays() {
     db.close().expect("close");
     assert_eq!(journal_mode(&path), "delete");
 }
+
+/// The original holds its write lock (an open `BEGIN IMMEDIATE` with an
+/// uncommitted insert) for longer than our whole retry budget: our open and
+/// our reads must not wait for it (WAL readers do not block on a writer);
+/// a read that tried to migrate would fail here with `Busy` after ~16 s.
+#[test]
+fn reads_do_not_wait_for_the_originals_write_lock() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    write_fixture(&path, Shape::Fresh(22)).expect("an older file the original has open");
+    let original = Original::open(&path);
+    original
+        .conn
+        .execute_batch(
+            "BEGIN IMMEDIATE;
+             INSERT INTO sessions (id, source, started_at) VALUES ('pending', 'cli', 1.0);",
+        )
+        .expect("the original holds the write lock");
+
+    let db = SessionDb::open(&path).expect("open while the lock is held");
+    let listed = db.recent_sessions(&Default::default()).expect("list");
+    assert!(!listed.is_empty());
+    assert!(
+        listed.iter().all(|s| s.session.id != "pending"),
+        "an uncommitted session is not seen"
+    );
+    db.search_messages("docker", &SearchOptions::default())
+        .expect("search while the lock is held");
+    db.close().expect("close");
+    original.conn.execute_batch("COMMIT").expect("commit");
+}
