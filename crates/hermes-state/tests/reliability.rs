@@ -2,9 +2,11 @@
 //!
 //! Writers are real processes: the test binary re-runs itself, selecting the
 //! ignored `child` test by name, with its role in environment variables.
-//! Longer versions run with `cargo test -p hermes-state --test reliability --
-//! --ignored soak` (see docs/RELIABILITY.md).
-#![allow(missing_docs, clippy::print_stdout)]
+//! Two ideas have their own modules: `kill_storm` (writers SIGKILLed at random
+//! moments while others keep writing) and `full_disk` (a real ENOSPC on a
+//! tmpfs the test mounts). Longer versions run with `cargo test -p
+//! hermes-state --test reliability -- --ignored soak` (see docs/RELIABILITY.md).
+#![allow(missing_docs, clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -26,8 +28,8 @@ mod full_disk;
 #[path = "reliability/kill_storm.rs"]
 mod kill_storm;
 
-/// The child process: `writer` appends COUNT messages (0 = until killed) and
-/// prints `ACK <id>` after each acknowledged one; `storm-writer` is the kill
+/// The child process: `writer` appends COUNT messages and prints `ACK <id>`
+/// after each acknowledged one; `storm-writer` is the kill
 /// storm's writer (see `kill_storm`); `reader` searches for COUNT seconds, or
 /// until the STOP file exists; `filler` appends 1 MB messages until a write
 /// fails and prints the error kind.
@@ -51,8 +53,7 @@ fn child() {
         "writer" => {
             db.create_session(&NewSession::new(&session, "cli"))
                 .expect("create");
-            let mut i = 0;
-            while count == 0 || i < count {
+            for i in 0..count {
                 let message = if i % 2 == 0 {
                     NewMessage::new(&session, "user")
                         .content(format!("{session} storm message {i} docker"))
@@ -64,7 +65,6 @@ fn child() {
                     .append_message(&message)
                     .expect("append within the retry budget");
                 println!("ACK {id}");
-                i += 1;
             }
         }
         "reader" => {

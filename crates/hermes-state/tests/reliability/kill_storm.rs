@@ -94,7 +94,7 @@ pub(super) fn writer_child() {
     let mut seq = 0_u64;
     while !stop.exists() {
         let text = message_text(&session, &incarnation, seq);
-        let message = if seq % 2 == 0 {
+        let message = if seq.is_multiple_of(2) {
             NewMessage::new(&session, "user").content(text)
         } else {
             NewMessage::new(&session, "assistant")
@@ -216,9 +216,10 @@ impl Incarnation {
     }
 }
 
-/// Every writer process of the storm. Dropping it SIGKILLs and reaps the ones
-/// still running, so a failed assertion leaves no writer behind.
+/// Every child process of the storm. Dropping it SIGKILLs and reaps the ones
+/// still running, so a failed assertion leaves no process behind.
 struct Pool {
+    reader: Option<Child>,
     dir: PathBuf,
     db: PathBuf,
     stop: PathBuf,
@@ -314,11 +315,10 @@ impl Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
-        for incarnation in &mut self.incarnations {
-            if let Some(mut child) = incarnation.child.take() {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
+        let running = self.incarnations.iter_mut().map(|i| &mut i.child);
+        for mut child in running.chain([&mut self.reader]).filter_map(Option::take) {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }
@@ -399,7 +399,7 @@ fn killer(pool: &mut Pool, plan: &StormPlan, rng: &mut Rng) -> StormRecord {
             // Three kills in four land in the victim's append loop (a random
             // 0-20 ms after its first acknowledged append, if it had none yet);
             // the others wherever the victim is, start-up and open included.
-            if rng.next() % 4 != 0 {
+            if !rng.next().is_multiple_of(4) {
                 let deadline = Instant::now() + Duration::from_secs(10);
                 while pool.incarnations[pool.current[slot]].acks() == 0 {
                     assert!(
@@ -427,6 +427,7 @@ fn kill_storm(plan: &StormPlan) {
     let path = dir.path().join("state.db");
     drop(SessionDb::open(&path).expect("create"));
     let mut pool = Pool {
+        reader: None,
         dir: dir.path().to_owned(),
         db: path.clone(),
         stop: dir.path().join("stop"),
@@ -437,12 +438,14 @@ fn kill_storm(plan: &StormPlan) {
         let index = pool.spawn(slot);
         pool.current.push(index);
     }
-    let reader = child_command("reader", &path)
-        .env(STOP, &pool.stop)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the reader");
+    pool.reader = Some(
+        child_command("reader", &path)
+            .env(STOP, &pool.stop)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn the reader"),
+    );
 
     let storm_started = Instant::now();
     let record = std::thread::scope(|scope| {
@@ -453,12 +456,26 @@ fn kill_storm(plan: &StormPlan) {
     });
     let storm = storm_started.elapsed();
     pool.stop_all();
-    let reader = reader.wait_with_output().expect("reader");
+    let reader = pool
+        .reader
+        .take()
+        .expect("the reader")
+        .wait_with_output()
+        .expect("reader");
     assert!(
         reader.status.success(),
         "the reader failed during the storm:\n{}",
         String::from_utf8_lossy(&reader.stderr)
     );
+    let searches = String::from_utf8_lossy(&reader.stdout)
+        .lines()
+        .find_map(|l| {
+            l.split_once("SEARCHES ")
+                .map(|(_, n)| n.trim().parse::<usize>())
+        })
+        .expect("the reader reported its searches")
+        .expect("a count of searches");
+    assert!(searches > 0, "the reader searched during the storm");
 
     // Every process: killed by us, or stopped cleanly; no error but Busy.
     for incarnation in &pool.incarnations {
@@ -580,7 +597,7 @@ fn kill_storm(plan: &StormPlan) {
         "kill storm: {} writers, {} rounds in {:.1} s: {} SIGKILLs ({kills_inside_append} inside an append call, {} \
          of them after its commit), {acknowledged} acknowledged appends, steady writers \
          +{steady:?} during the storm, bystanders progressed in {rounds_with_progress}/{} rounds, \
-         {busy} Busy retries; total {:.1} s",
+         {busy} Busy retries, {searches} reader rounds; total {:.1} s",
         plan.writers,
         plan.rounds,
         storm.as_secs_f64(),
