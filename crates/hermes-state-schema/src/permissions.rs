@@ -73,7 +73,7 @@ pub fn create_private_file(db_path: &Path) -> Result<bool, SchemaError> {
     options.write(true).create_new(true);
     #[cfg(unix)]
     {
-        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::fs::OpenOptionsExt; // tidy: not the live database (create_new only)
         options.mode(0o600);
     }
     match options.open(db_path) {

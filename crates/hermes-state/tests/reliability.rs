@@ -140,6 +140,8 @@ fn acks(stdout: &str) -> Vec<i64> {
 
 fn assert_store_consistent(path: &Path) {
     let db = SessionDb::open(path).expect("reopen");
+    // FTS5 integrity-check is an INSERT command: it needs the writable connection.
+    db.migrate().expect("writable connection");
     db.read(|conn| {
         let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("check");
         assert_eq!(ok, "ok");
