@@ -60,6 +60,7 @@ fn main() {
     let d1 = tempfile::tempdir().unwrap();
     let d2 = tempfile::tempdir().unwrap();
     let db = SessionDb::open(c.copy_to(d1.path()).unwrap()).unwrap();
+    db.migrate().unwrap(); // the writable connection, outside the timings
     let b = Baseline::open(&c.copy_to(d2.path()).unwrap()).unwrap();
     let sessions: Vec<String> = (60..260).map(corpus::session_id).collect();
     let pool = hermes_state_benches::message_pool(&sessions, count);
