@@ -1,7 +1,7 @@
 //! The store handle: opening, closing, and the single write path.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -82,6 +82,8 @@ pub struct SessionDb {
     report: OnceLock<OpenReport>,
     successful_writes: AtomicU64,
     fts_repair_tried: AtomicBool,
+    /// The schema cookie the read-only connection was last adapted for (-1: never).
+    adapted_cookie: AtomicI64,
     /// The FTS objects seen by the last search, with the schema cookie they belong to.
     pub(crate) fts_objects: Mutex<Option<hermes_state_query::FtsObjects>>,
 }
@@ -144,6 +146,7 @@ impl SessionDb {
             report: OnceLock::new(),
             successful_writes: AtomicU64::new(0),
             fts_repair_tried: AtomicBool::new(false),
+            adapted_cookie: AtomicI64::new(-1),
             fts_objects: Mutex::new(None),
         }
     }
@@ -231,9 +234,22 @@ impl SessionDb {
         let conns = self.connections();
         let conn = conns.for_reading()?;
         if conns.writer.is_none() {
-            prepare_reader(conn)?;
+            self.prepare_reader(conn)?;
         }
         read(conn)
+    }
+
+    /// Presents an older or newer file in the v23 shape on the read-only
+    /// connection (temporary views only; nothing reaches the file), again
+    /// only when the schema cookie changed since the last adaptation (another
+    /// process upgraded the file): one `PRAGMA` per read otherwise.
+    fn prepare_reader(&self, conn: &Connection) -> Result<()> {
+        let cookie = hermes_state_query::compat::schema_cookie(conn)?;
+        if self.adapted_cookie.load(Ordering::Relaxed) != cookie {
+            hermes_state_query::compat::adapt(conn)?;
+            self.adapted_cookie.store(cookie, Ordering::Relaxed);
+        }
+        Ok(())
     }
 
     fn connections(&self) -> MutexGuard<'_, Connections> {
@@ -424,14 +440,6 @@ fn give_up_after_retries(what: &str, error: Error) -> Error {
     } else {
         error
     }
-}
-
-/// Presents an older or newer file in the v23 shape on the read-only
-/// connection (temporary views only; nothing reaches the file). Cheap when
-/// the schema cookie is unchanged since the last call.
-fn prepare_reader(conn: &Connection) -> Result<()> {
-    hermes_state_query::compat::adapt(conn)?;
-    Ok(())
 }
 
 /// A read-only connection on an existing, non-empty file, and what the file
