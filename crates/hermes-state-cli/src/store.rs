@@ -71,6 +71,10 @@ impl Context {
         .map_err(|e| self.open_failed(&e))?;
         if access == Access::Read {
             self.refuse_non_store(&db)?;
+            let limits = db.read_limitations().map_err(|e| self.fail(&e))?;
+            if !limits.is_empty() {
+                self.out.note(format!("note: {}", limits.join("; ")));
+            }
         } else {
             // A writing command upgrades the file now (its first write would
             // anyway), so that what the upgrade did can be told before the work.

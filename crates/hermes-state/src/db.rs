@@ -252,6 +252,18 @@ impl SessionDb {
         Ok(())
     }
 
+    /// What this file cannot answer as it is, one sentence each, naming
+    /// `migrate` (files of older versions, read without upgrading them);
+    /// empty for v23-shaped files and once the handle has upgraded the file.
+    pub fn read_limitations(&self) -> Result<Vec<String>> {
+        let conns = self.connections();
+        let conn = conns.for_reading()?;
+        if conns.writer.is_some() {
+            return Ok(Vec::new());
+        }
+        Ok(hermes_state_query::compat::adapt(conn)?.limitations())
+    }
+
     fn connections(&self) -> MutexGuard<'_, Connections> {
         // A panic in another thread while holding the lock cannot leave a
         // transaction open (writes roll back on every error path), so a

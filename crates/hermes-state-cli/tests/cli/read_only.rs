@@ -629,3 +629,47 @@ fn an_export_refuses_a_folder_and_a_missing_folder() {
         .stderr_has("x.json");
     assert!(!env.path("no-such-folder").exists());
 }
+
+/// A store of an old version is read as it is (no upgrade): listings, a
+/// conversation, a search and statistics answer; what the version never
+/// recorded is said in one note naming `migrate`; the file is unchanged.
+#[test]
+fn an_old_store_is_read_as_it_is_and_its_gaps_name_migrate() {
+    let env = Env::new();
+    let folder = env.path("old");
+    std::fs::create_dir_all(&folder).expect("folder");
+    let db = folder.join("state.db");
+    let manifest = write_fixture(&db, Shape::Fresh(1)).expect("a v1 store");
+    let before = snapshot(&db);
+    let listed = env.run(&db, &["sessions", "list"]).ok();
+    assert!(
+        listed.stderr.contains("v1") && listed.stderr.contains("hermes-state migrate"),
+        "one note names the version and `migrate`: {}",
+        listed.stderr
+    );
+    assert_eq!(
+        listed
+            .stderr
+            .lines()
+            .filter(|l| l.contains("migrate"))
+            .count(),
+        1,
+        "{}",
+        listed.stderr
+    );
+    let first = &manifest.sessions[0];
+    assert!(listed.stdout.contains(&first.id), "{}", listed.stdout);
+    env.run(&db, &["sessions", "show", &first.id]).ok();
+    env.run(&db, &["stats"]).ok();
+    let searched = env.json(&db, &["search", "docker"]);
+    assert!(
+        searched.as_array().is_some_and(|hits| !hits.is_empty()),
+        "a v1 store is searchable as it is: {searched}"
+    );
+    let after = snapshot(&db);
+    assert_eq!(
+        after.sha256, before.sha256,
+        "the v1 file is not upgraded by reading"
+    );
+    assert_eq!(after.header, before.header);
+}
