@@ -673,3 +673,65 @@ fn an_old_store_is_read_as_it_is_and_its_gaps_name_migrate() {
     );
     assert_eq!(after.header, before.header);
 }
+
+/// A closed WAL store in a folder its reader cannot write: SQLite cannot set
+/// up the shared-memory file for a read. The reading commands must fail with
+/// the error, never answer "no messages match" or an empty list. Runs the
+/// binary as `nobody` (needs root and `setpriv`; skipped with the reason
+/// printed otherwise).
+#[cfg(unix)]
+#[test]
+fn a_store_in_a_folder_the_reader_cannot_write_is_an_error_not_an_empty_answer() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let folder = env.path("locked");
+    std::fs::create_dir_all(&folder).expect("folder");
+    let db = folder.join("state.db");
+    write_fixture(&db, Shape::V23).expect("a closed WAL store");
+    let open_to_all = |path: &Path, mode: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).expect("chmod")
+    };
+    open_to_all(&env.path(""), 0o755);
+    open_to_all(&db, 0o644);
+    open_to_all(&folder, 0o555);
+    for args in [&["search", "docker"][..], &["sessions", "list"][..]] {
+        let output = std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_hermes-state"))
+            .arg("--db")
+            .arg(&db)
+            .args(args)
+            .env("HERMES_HOME", env.path(""))
+            .output();
+        let output = match output {
+            Ok(output) if String::from_utf8_lossy(&output.stderr).contains("setpriv:") => {
+                eprintln!(
+                    "skipped: setpriv cannot switch to nobody: {}",
+                    String::from_utf8_lossy(&output.stderr).trim()
+                );
+                return;
+            }
+            Ok(output) => output,
+            Err(error) => {
+                eprintln!("skipped: setpriv is not available: {error}");
+                return;
+            }
+        };
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.success() {
+            // SQLite managed a read without the -shm: then it must be a real answer.
+            assert!(
+                !stdout.trim().is_empty(),
+                "{args:?}: empty answer\n{stderr}"
+            );
+            assert!(!stderr.contains("no messages match"), "{args:?}: {stderr}");
+        } else {
+            assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+            assert!(stdout.trim().is_empty(), "{args:?}: {stdout}");
+            assert!(stderr.contains("error:"), "{args:?}: {stderr}");
+            assert!(!stderr.contains("no messages match"), "{args:?}: {stderr}");
+        }
+    }
+    open_to_all(&folder, 0o755);
+}
