@@ -302,3 +302,73 @@ fn every_historical_shape_upgrades_losslessly() {
         failures.join("\n")
     );
 }
+
+/// Every shape, the original's and the newer releases' (v24–v30), is read
+/// as it is through a read-only handle: listing, every session's export
+/// (both formats), a search; the file stays byte-for-byte unchanged. Files
+/// above 25 refuse a writable handle, untouched.
+#[test]
+fn every_shape_reads_as_it_is_and_newer_ones_are_never_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut problems = Vec::new();
+    for shape in all_shapes()
+        .into_iter()
+        .chain(xtask::fixtures::newer_shapes())
+    {
+        let path = dir.path().join(shape.file_name());
+        let manifest = write_fixture(&path, shape).expect("fixture");
+        let bytes = std::fs::read(&path).expect("bytes");
+        let name = shape.name();
+        let db = match SessionDb::open_read_only(&path) {
+            Ok(db) => db,
+            Err(error) => {
+                problems.push(format!("{name}: read-only open failed: {error}"));
+                continue;
+            }
+        };
+        match db.recent_sessions(&Default::default()) {
+            Ok(listed) if !listed.is_empty() => {}
+            other => problems.push(format!("{name}: listing gave {other:?}")),
+        }
+        match db.export_all(None) {
+            Ok(all) if all.len() == manifest.sessions.len() => {
+                if let Err(error) =
+                    serde_json::to_string(&all.iter().map(|e| e.to_value()).collect::<Vec<_>>())
+                {
+                    problems.push(format!("{name}: export JSON: {error}"));
+                }
+            }
+            Ok(all) => problems.push(format!(
+                "{name}: exported {} of {} sessions",
+                all.len(),
+                manifest.sessions.len()
+            )),
+            Err(error) => problems.push(format!("{name}: export failed: {error}")),
+        }
+        let mut jsonl = Vec::new();
+        match db.export_jsonl(&mut jsonl, &Default::default(), |_| {}) {
+            Ok(summary) if summary.sessions == manifest.sessions.len() as u64 => {}
+            other => problems.push(format!("{name}: JSONL export gave {other:?}")),
+        }
+        if let Err(error) = db.search_messages("docker", &SearchOptions::default()) {
+            problems.push(format!("{name}: search failed: {error}"));
+        }
+        db.close().expect("close");
+        if manifest.schema_version > 25 {
+            match SessionDb::open(&path) {
+                Err(error) if error.kind() == hermes_state::ErrorKind::SchemaTooNew => {}
+                Err(error) => problems.push(format!("{name}: writable open gave {error}")),
+                Ok(_) => problems.push(format!("{name}: a writable handle was granted")),
+            }
+        }
+        if std::fs::read(&path).expect("bytes") != bytes {
+            problems.push(format!("{name}: the file changed"));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} problems:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}

@@ -205,6 +205,8 @@ impl SessionDb {
     ) -> Result<ExportSummary> {
         self.read(|_| Ok(()))?;
         let conn = hermes_state_schema::open_read_only(self.path())?;
+        // Files of older versions are exported as they are, in the v23 shape.
+        hermes_state_query::compat::adapt(&conn)?;
         conn.execute_batch("BEGIN DEFERRED")
             .context("starting the export snapshot")?;
         let result = write_jsonl(&conn, writer, filter, &mut progress);
