@@ -700,25 +700,12 @@ fn context_preview(content: Option<hermes_state_types::Content>) -> String {
 /// stripped of surrounding quotes and stars, without empty ones and
 /// `AND`/`OR`/`NOT`/`NEAR`.
 fn supplement_terms(q: &str) -> Vec<String> {
-    let mut terms = Vec::new();
-    let mut rest = q;
-    while let Some(start) = rest.find(|c: char| !is_python_whitespace(c)) {
-        rest = &rest[start..];
-        let end = if let Some(quoted) = rest.strip_prefix('"') {
-            match quoted.find('"') {
-                Some(close) if close > 0 => close + 2,
-                _ => rest.find(is_python_whitespace).unwrap_or(rest.len()),
-            }
-        } else {
-            rest.find(is_python_whitespace).unwrap_or(rest.len())
-        };
-        let token = rest[..end].trim_matches(|c| c == '"' || c == '*');
-        if !token.is_empty() && !matches!(token, "AND" | "OR" | "NOT" | "NEAR") {
-            terms.push(token.to_owned());
-        }
-        rest = &rest[end..];
-    }
-    terms
+    scan::tokens(q)
+        .into_iter()
+        .map(|token| token.trim_matches(|c| c == '"' || c == '*'))
+        .filter(|token| !token.is_empty() && !matches!(*token, "AND" | "OR" | "NOT" | "NEAR"))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Whether `raw` has a maximal run of exactly one CJK character (router set;

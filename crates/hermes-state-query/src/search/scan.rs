@@ -60,8 +60,9 @@ pub(crate) fn groups(q: &str) -> Vec<Group> {
     groups
 }
 
-/// Tokens of `"[^"]+"|\S+`.
-fn tokens(q: &str) -> Vec<&str> {
+/// Tokens of `"[^"]+"|\S+` (Python whitespace), as the original's scans and
+/// its rebuild supplement split a query.
+pub(super) fn tokens(q: &str) -> Vec<&str> {
     use hermes_state_types::text::is_python_whitespace;
     let mut out = Vec::new();
     let mut rest = q;
