@@ -7,9 +7,12 @@ use std::process::Command;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-/// The crates in dependency order: each may depend only on those before it.
-pub const LAYERS: [&str; 5] = [
+/// The crates in dependency order: each may depend only on those before it
+/// (and `schema` and `query`, siblings on `sqlite`, not on each other: see
+/// [`sibling_problems`]).
+pub const LAYERS: [&str; 6] = [
     "hermes-state-types",
+    "hermes-state-sqlite",
     "hermes-state-schema",
     "hermes-state-query",
     "hermes-state",
@@ -17,7 +20,7 @@ pub const LAYERS: [&str; 5] = [
 ];
 
 /// The library crates (everything but the binary, which may open files of its own).
-pub const LIBRARIES: [&str; 4] = [LAYERS[0], LAYERS[1], LAYERS[2], LAYERS[3]];
+pub const LIBRARIES: [&str; 5] = [LAYERS[0], LAYERS[1], LAYERS[2], LAYERS[3], LAYERS[4]];
 
 /// The workspace root (the parent of `xtask/`).
 pub fn workspace_root() -> PathBuf {
@@ -94,9 +97,11 @@ pub fn normal_closure(metadata: &Value, package: &str) -> BTreeSet<String> {
 pub fn check_all() -> Result<Vec<String>> {
     let metadata = metadata()?;
     let mut problems = layering_problems(&metadata);
+    problems.extend(sibling_problems(&metadata));
     problems.extend(single_sqlite_problems(&metadata));
     problems.extend(live_file_problems()?);
     problems.extend(ddl_problems()?);
+    problems.extend(read_side_write_problems()?);
     Ok(problems)
 }
 
@@ -119,6 +124,18 @@ pub fn layering_problems(metadata: &Value) -> Vec<String> {
         }
     }
     problems
+}
+
+/// The read side stands on the SQLite base alone: `hermes-state-query`'s
+/// normal dependencies include neither the schema crate nor refinery, so a
+/// reader gets no migration machinery.
+pub fn sibling_problems(metadata: &Value) -> Vec<String> {
+    let query = normal_closure(metadata, "hermes-state-query");
+    ["hermes-state-schema", "refinery", "refinery-core"]
+        .into_iter()
+        .filter(|name| query.contains(*name))
+        .map(|name| format!("hermes-state-query depends on {name}"))
+        .collect()
 }
 
 /// Exactly one `libsqlite3-sys` in the resolved graph (refinery and rusqlite agree).
@@ -179,8 +196,9 @@ pub fn live_file_problems() -> Result<Vec<String>> {
 }
 
 /// Only `hermes-state-schema` issues DDL on the database. Other library
-/// crates may create TEMP views on their own connection (the read side's
-/// `compat` shims: `CREATE TEMP VIEW`, `DROP VIEW IF EXISTS temp.`); a
+/// crates may create TEMP objects on their own connection (the read side's
+/// `compat` shims: `CREATE TEMP VIEW`, `DROP VIEW IF EXISTS temp.`; the
+/// tokenizer probe's temporary FTS table, created and dropped at once); a
 /// line that holds DDL text only to compare it says so with a
 /// `// tidy: DDL text compared, never run` comment on it or just above it.
 pub fn ddl_problems() -> Result<Vec<String>> {
@@ -211,8 +229,10 @@ pub fn ddl_problems() -> Result<Vec<String>> {
                     continue;
                 }
                 let code = line.split("//").next().unwrap_or_default().to_uppercase();
-                let temp_only =
-                    code.contains("CREATE TEMP VIEW") || code.contains("DROP VIEW IF EXISTS TEMP.");
+                let temp_only = code.contains("CREATE TEMP VIEW")
+                    || code.contains("DROP VIEW IF EXISTS TEMP.")
+                    || (code.contains("CREATE VIRTUAL TABLE TEMP.")
+                        && code.contains("DROP TABLE TEMP."));
                 let other = code.contains("ALTER TABLE") || code.contains("DROP VIEW");
                 if !temp_only && (other || DDL.iter().any(|ddl| code.contains(ddl))) {
                     problems.push(format!(
@@ -225,6 +245,53 @@ pub fn ddl_problems() -> Result<Vec<String>> {
         }
     }
     Ok(problems)
+}
+
+/// The read side runs no writing statement: no line of code in
+/// `hermes-state-query/src` holds `INSERT`, `UPDATE`, `DELETE`, `REPLACE`,
+/// `ALTER`, `VACUUM`, a write transaction or a pragma assignment (its TEMP
+/// views are checked by [`ddl_problems`]). Comments are not code.
+pub fn read_side_write_problems() -> Result<Vec<String>> {
+    const WRITES: [&str; 8] = [
+        "INSERT ",
+        "UPDATE ",
+        "DELETE ",
+        "REPLACE ",
+        "ALTER ",
+        "VACUUM",
+        "BEGIN IMMEDIATE",
+        "BEGIN EXCLUSIVE",
+    ];
+    let pragma_assignment = regex_free_pragma_assignment;
+    let mut problems = Vec::new();
+    let dir = workspace_root().join("crates/hermes-state-query/src");
+    for entry in walk(&dir)? {
+        if entry.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&entry)
+            .with_context(|| format!("reading {}", entry.display()))?;
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if WRITES.iter().any(|w| code.contains(w)) || pragma_assignment(code) {
+                problems.push(format!(
+                    "{}:{}: a writing statement in the read side",
+                    entry.display(),
+                    number + 1
+                ));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// Whether code holds `PRAGMA name = …` or `PRAGMA name(…)=`: a pragma that sets.
+fn regex_free_pragma_assignment(code: &str) -> bool {
+    code.match_indices("PRAGMA ").any(|(at, _)| {
+        let rest = &code[at + 7..];
+        let end = rest.find(['"', ';', ')']).unwrap_or(rest.len());
+        rest[..end].contains('=')
+    })
 }
 
 fn walk(dir: &Path) -> Result<Vec<PathBuf>> {
@@ -259,6 +326,16 @@ mod tests {
     }
 
     #[test]
+    fn the_read_side_never_depends_on_schema_or_refinery() {
+        let metadata = metadata().expect("cargo metadata");
+        assert!(
+            normal_closure(&metadata, "hermes-state-query").contains("hermes-state-sqlite"),
+            "the closure is computed"
+        );
+        assert_eq!(sibling_problems(&metadata), Vec::<String>::new());
+    }
+
+    #[test]
     fn exactly_one_libsqlite3_sys() {
         let metadata = metadata().expect("cargo metadata");
         assert_eq!(single_sqlite_problems(&metadata), Vec::<String>::new());
@@ -272,6 +349,20 @@ mod tests {
     #[test]
     fn only_the_schema_crate_issues_ddl() {
         assert_eq!(ddl_problems().expect("scan"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_read_side_runs_no_writing_statement() {
+        assert!(regex_free_pragma_assignment(
+            r#"conn.execute_batch("PRAGMA journal_mode=WAL")"#
+        ));
+        assert!(!regex_free_pragma_assignment(
+            r#"conn.query_row("PRAGMA main.schema_version", [], f)"#
+        ));
+        assert_eq!(
+            read_side_write_problems().expect("scan"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -316,6 +316,7 @@ pub fn adapt(conn: &Connection) -> Result<Adaptation, QueryError> {
 pub fn schema_cookie(conn: &Connection) -> Result<i64, QueryError> {
     conn.query_row("PRAGMA main.schema_version", [], |row| row.get(0))
         .context("reading the schema cookie")
+        .map_err(Into::into)
 }
 
 /// `SELECT version FROM schema_version LIMIT 1` of the main database, `None`
@@ -330,6 +331,7 @@ fn schema_version(conn: &Connection) -> Result<Option<i64>, QueryError> {
     .optional()
     .context("reading schema_version")
     .map(Option::flatten)
+    .map_err(Into::into)
 }
 
 /// Column names of a main-schema table, in on-disk order; empty when the
@@ -342,7 +344,10 @@ fn main_columns(conn: &Connection, table: &str) -> Result<Vec<String>, QueryErro
     let names = stmt
         .query_map([table], |row| row.get::<_, String>(0))
         .context(&what)?;
-    names.collect::<Result<_, _>>().context(&what)
+    names
+        .collect::<Result<_, _>>()
+        .context(&what)
+        .map_err(Into::into)
 }
 
 fn quote(name: &str) -> String {
@@ -373,6 +378,7 @@ fn empty_view(columns: &[V23Column]) -> String {
 fn create_view(conn: &Connection, name: &str, select: &str) -> Result<(), QueryError> {
     conn.execute_batch(&format!("CREATE TEMP VIEW {} AS {select}", quote(name)))
         .context(&format!("creating the temp view {name}"))
+        .map_err(Into::into)
 }
 
 /// Stores the cookie and the shims as the rows of the temp marker view:
@@ -394,6 +400,7 @@ fn record(conn: &Connection, cookie: i64, shims: &[TableShim]) -> Result<(), Que
         rows.join(", ")
     ))
     .context("recording the compatibility views")
+    .map_err(Into::into)
 }
 
 /// The cookie and shims recorded by an earlier [`adapt`] on this connection.
@@ -453,4 +460,5 @@ fn drop_shims(conn: &Connection, shims: &[TableShim]) -> Result<(), QueryError> 
     }
     conn.execute_batch(&sql)
         .context("dropping outdated compatibility views")
+        .map_err(Into::into)
 }

@@ -1,3 +1,4 @@
+use hermes_state_sqlite::SqliteError;
 use hermes_state_types::ErrorKind;
 
 /// Errors of the read side.
@@ -5,14 +6,8 @@ use hermes_state_types::ErrorKind;
 #[derive(Debug, thiserror::Error)]
 pub enum QueryError {
     /// SQLite refused a query.
-    #[error("{context}: {source}")]
-    Sqlite {
-        /// What was being read.
-        context: String,
-        /// The SQLite error.
-        #[source]
-        source: rusqlite::Error,
-    },
+    #[error(transparent)]
+    Sqlite(#[from] SqliteError),
     /// A table every version of the store has (`sessions`, `messages`) is
     /// missing: the file is damaged. Never presented as an empty answer.
     #[error(
@@ -28,7 +23,7 @@ impl QueryError {
     /// The portable kind of this error.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            QueryError::Sqlite { source, .. } => hermes_state_schema::sqlite_error_kind(source),
+            QueryError::Sqlite(error) => error.kind(),
             QueryError::MissingTable { .. } => ErrorKind::Corrupt,
         }
     }
@@ -41,7 +36,7 @@ impl QueryError {
     /// by result code, never by message text.
     pub fn is_sql_error(&self) -> bool {
         match self {
-            QueryError::Sqlite { source, .. } => is_sql_error(source),
+            QueryError::Sqlite(error) => is_sql_error(&error.source),
             QueryError::MissingTable { .. } => false,
         }
     }
@@ -51,10 +46,10 @@ impl QueryError {
     pub fn is_conversion(&self) -> bool {
         matches!(
             self,
-            QueryError::Sqlite {
+            QueryError::Sqlite(SqliteError {
                 source: rusqlite::Error::FromSqlConversionFailure(..),
                 ..
-            }
+            })
         )
     }
 }
@@ -70,15 +65,6 @@ pub(crate) fn is_sql_error(error: &rusqlite::Error) -> bool {
     code & 0xff == rusqlite::ffi::SQLITE_ERROR
 }
 
-pub(crate) trait QueryContext<T> {
-    fn context(self, what: &str) -> Result<T, QueryError>;
-}
-
-impl<T> QueryContext<T> for Result<T, rusqlite::Error> {
-    fn context(self, what: &str) -> Result<T, QueryError> {
-        self.map_err(|source| QueryError::Sqlite {
-            context: what.to_owned(),
-            source,
-        })
-    }
-}
+/// The context trait of the SQLite base, under the name this crate's
+/// modules use.
+pub(crate) use hermes_state_sqlite::Context as QueryContext;

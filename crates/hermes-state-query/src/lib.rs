@@ -22,6 +22,10 @@ pub mod values;
 
 pub use compat::{Adaptation, adapt};
 pub use error::QueryError;
+/// What a reader needs besides this crate: `rusqlite`, a read-only open
+/// (busy timeout and the CJK tokenizer, nothing written) and the SQLite
+/// error inside [`QueryError`].
+pub use hermes_state_sqlite::{SqliteError, open_read_only, rusqlite};
 pub use messages::{MessagePage, get_messages, get_messages_as_conversation, message_count};
 pub use search::{FtsCapabilities, FtsObjects, SearchHit, SearchOptions, search_messages};
 pub use sessions::{get_meta, get_session, lineage_root_to_tip, session_exists};

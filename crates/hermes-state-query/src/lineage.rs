@@ -80,4 +80,5 @@ fn run(conn: &Connection, sql: &str, session_id: &str) -> Result<Vec<LineageEntr
         .context("reading the lineage")?;
     rows.collect::<Result<_, _>>()
         .context("reading the lineage")
+        .map_err(Into::into)
 }

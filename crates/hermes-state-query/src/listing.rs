@@ -86,5 +86,7 @@ pub fn recent_sessions(
             })
         })
         .context("listing sessions")?;
-    rows.collect::<Result<_, _>>().context("listing sessions")
+    rows.collect::<Result<_, _>>()
+        .context("listing sessions")
+        .map_err(Into::into)
 }

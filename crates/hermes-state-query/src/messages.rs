@@ -45,7 +45,9 @@ pub fn get_messages(
             message_from_row(row, &columns)
         })
         .context("reading messages")?;
-    rows.collect::<Result<_, _>>().context("reading messages")
+    rows.collect::<Result<_, _>>()
+        .context("reading messages")
+        .map_err(Into::into)
 }
 
 /// The OpenAI-style conversation of a session (`api.md` §5.2), optionally
@@ -95,4 +97,5 @@ pub fn message_count(conn: &Connection, session_id: Option<&str>) -> Result<i64,
         None => conn.query_row("SELECT COUNT(*) FROM messages", [], |r| r.get(0)),
     }
     .context("counting messages")
+    .map_err(Into::into)
 }

@@ -207,10 +207,10 @@ pub fn search_messages(
 /// failure of the file or its locks is an error of the search, not an empty
 /// context.
 fn context_failure(error: rusqlite::Error) -> Result<Vec<ContextMessage>, QueryError> {
-    let error = QueryError::Sqlite {
-        context: "reading the context of a hit".to_owned(),
-        source: error,
-    };
+    let error = QueryError::Sqlite(hermes_state_sqlite::SqliteError::new(
+        "reading the context of a hit",
+        error,
+    ));
     if is_environment_failure(&error) || error.kind() == ErrorKind::Corrupt {
         Err(error)
     } else {
@@ -476,7 +476,9 @@ impl Search<'_> {
                 Ok(value) => Ok(value.flatten()),
                 // No `state_meta` at all (v1–v7 without compatibility views).
                 Err(e) if crate::error::is_sql_error(&e) => Ok(None),
-                Err(e) => Err(e).context("reading the FTS rebuild markers"),
+                Err(e) => Err(e)
+                    .context("reading the FTS rebuild markers")
+                    .map_err(Into::into),
             }
         };
         let Some(high_water) = marker("fts_rebuild_high_water")? else {
@@ -563,7 +565,7 @@ impl Search<'_> {
             .conn
             .prepare(sql)
             .context(what)
-            .map_err(Failure::Prepare)?;
+            .map_err(|e| Failure::Prepare(e.into()))?;
         let rows = stmt
             .query_map(params_from_iter(params), |row| {
                 Ok(Row {
@@ -583,10 +585,10 @@ impl Search<'_> {
                 })
             })
             .context(what)
-            .map_err(Failure::Run)?;
+            .map_err(|e| Failure::Run(e.into()))?;
         rows.collect::<Result<_, _>>()
             .context(what)
-            .map_err(Failure::Run)
+            .map_err(|e| Failure::Run(e.into()))
     }
 }
 

@@ -21,6 +21,7 @@ pub fn get_session(conn: &Connection, session_id: &str) -> Result<Option<Session
     stmt.query_row([session_id], |row| session_from_row(row, &columns))
         .optional()
         .context("reading a session")
+        .map_err(Into::into)
 }
 
 /// The parent of a session, `None` for roots and unknown ids.
@@ -31,6 +32,7 @@ pub fn parent_of(conn: &Connection, session_id: &str) -> Result<Option<String>, 
         .optional()
         .context("reading a parent link")
         .map(Option::flatten)
+        .map_err(Into::into)
 }
 
 /// The lineage from its root down to `session_id` (`api.md` §9.2): walk
@@ -60,6 +62,7 @@ pub fn session_exists(conn: &Connection, session_id: &str) -> Result<bool, Query
         .context("checking a session")?
         .query_row([session_id], |row| row.get(0))
         .context("checking a session")
+        .map_err(Into::into)
 }
 
 /// A `state_meta` value, `None` when the key is absent.
@@ -70,4 +73,5 @@ pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>, QueryErr
         .optional()
         .context("reading state_meta")
         .map(Option::flatten)
+        .map_err(Into::into)
 }

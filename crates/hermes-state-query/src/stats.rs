@@ -55,6 +55,7 @@ pub fn model_totals(conn: &Connection) -> Result<Vec<ModelTotals>, QueryError> {
         .context("computing model totals")?;
     rows.collect::<Result<_, _>>()
         .context("computing model totals")
+        .map_err(Into::into)
 }
 
 /// One of the sessions that used the most tokens.
@@ -94,6 +95,7 @@ pub fn top_sessions(conn: &Connection, limit: u32) -> Result<Vec<TopSession>, Qu
         .context("finding top sessions")?;
     rows.collect::<Result<_, _>>()
         .context("finding top sessions")
+        .map_err(Into::into)
 }
 
 /// Usage attributed to one model and task across sessions (`session_model_usage`).
@@ -153,5 +155,7 @@ pub fn usage_by_model_and_task(conn: &Connection) -> Result<Vec<UsageAttribution
             })
         })
         .context("attributing usage")?;
-    rows.collect::<Result<_, _>>().context("attributing usage")
+    rows.collect::<Result<_, _>>()
+        .context("attributing usage")
+        .map_err(Into::into)
 }

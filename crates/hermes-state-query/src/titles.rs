@@ -94,6 +94,7 @@ pub fn get_session_title(
     .optional()
     .context("reading a title")
     .map(Option::flatten)
+    .map_err(Into::into)
 }
 
 /// The session holding exactly this title (case-sensitive), if any.
@@ -103,6 +104,7 @@ pub fn session_id_by_title(conn: &Connection, title: &str) -> Result<Option<Stri
     })
     .optional()
     .context("looking up a title")
+    .map_err(Into::into)
 }
 
 /// The session a title names, preferring the newest numbered continuation

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::error::{SchemaError, SqliteContext};
+use crate::error::SchemaError;
+use hermes_state_sqlite::Context as SqliteContext;
 
 /// The newest stored `schema_version` this library writes to. Versions 24 and
 /// 25 were verified (`migrations.md` §5) to be "v23 plus extras" that v23 code
@@ -141,7 +142,9 @@ pub fn object_names(conn: &Connection) -> Result<Vec<(String, String)>, SchemaEr
     let rows = stmt
         .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
         .context("reading the schema")?;
-    rows.collect::<Result<_, _>>().context("reading the schema")
+    rows.collect::<Result<_, _>>()
+        .context("reading the schema")
+        .map_err(Into::into)
 }
 
 /// Whether a schema object of this type and name exists.
@@ -152,6 +155,7 @@ pub fn object_exists(conn: &Connection, kind: &str, name: &str) -> Result<bool, 
         |row| row.get(0),
     )
     .context("reading the schema")
+    .map_err(Into::into)
 }
 
 /// The stored SQL of a schema object, if it exists.
@@ -164,6 +168,7 @@ pub fn object_sql(conn: &Connection, name: &str) -> Result<Option<String>, Schem
     .optional()
     .context("reading the schema")
     .map(Option::flatten)
+    .map_err(Into::into)
 }
 
 /// Which FTS generation the file carries.

@@ -1,21 +1,15 @@
 use std::path::PathBuf;
 
+use hermes_state_sqlite::SqliteError;
 use hermes_state_types::ErrorKind;
-use rusqlite::ErrorCode;
 
 /// Errors of opening, classifying and migrating a `state.db`.
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {
     /// SQLite refused a statement.
-    #[error("{context}: {source}")]
-    Sqlite {
-        /// What was being done.
-        context: String,
-        /// The SQLite error.
-        #[source]
-        source: rusqlite::Error,
-    },
+    #[error(transparent)]
+    Sqlite(#[from] SqliteError),
     /// The file holds SQLite tables, none of which belong to the store.
     #[error(
         "{path}: an SQLite database of another application (no `schema_version` table); refusing to touch it"
@@ -54,7 +48,7 @@ impl SchemaError {
     /// The portable kind of this error.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            SchemaError::Sqlite { source, .. } => sqlite_error_kind(source),
+            SchemaError::Sqlite(error) => error.kind(),
             SchemaError::ForeignDatabase { .. } => ErrorKind::NotADatabase,
             SchemaError::SchemaTooNew { .. } => ErrorKind::SchemaTooNew,
             SchemaError::History(_) => ErrorKind::Other,
@@ -70,68 +64,14 @@ impl SchemaError {
 
     /// Wraps a SQLite error with what was being done.
     pub fn sqlite(context: impl Into<String>, source: rusqlite::Error) -> Self {
-        SchemaError::Sqlite {
-            context: context.into(),
-            source,
-        }
+        SchemaError::Sqlite(SqliteError::new(context, source))
     }
 
     /// The underlying SQLite error, if any.
     pub fn sqlite_source(&self) -> Option<&rusqlite::Error> {
         match self {
-            SchemaError::Sqlite { source, .. } => Some(source),
+            SchemaError::Sqlite(error) => Some(&error.source),
             _ => None,
         }
-    }
-}
-
-/// Classifies a SQLite error into a portable [`ErrorKind`].
-///
-/// Shared by every layer so that "busy" means the same thing everywhere: the
-/// write helper retries exactly the errors this calls [`ErrorKind::Busy`].
-pub fn sqlite_error_kind(error: &rusqlite::Error) -> ErrorKind {
-    match error {
-        rusqlite::Error::SqliteFailure(failure, message) => match failure.code {
-            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => ErrorKind::Busy,
-            ErrorCode::DatabaseCorrupt => ErrorKind::Corrupt,
-            ErrorCode::NotADatabase => ErrorKind::NotADatabase,
-            ErrorCode::ReadOnly => ErrorKind::ReadOnly,
-            ErrorCode::ConstraintViolation => ErrorKind::Constraint,
-            ErrorCode::CannotOpen => ErrorKind::Io,
-            ErrorCode::PermissionDenied => ErrorKind::ReadOnly,
-            ErrorCode::DiskFull | ErrorCode::SystemIoFailure => ErrorKind::Io,
-            _ => {
-                let text = message.as_deref().unwrap_or_default().to_ascii_lowercase();
-                if is_fts_corruption_text(&text) {
-                    ErrorKind::Corrupt
-                } else if text.contains("locked") || text.contains("busy") {
-                    ErrorKind::Busy
-                } else {
-                    ErrorKind::Other
-                }
-            }
-        },
-        rusqlite::Error::QueryReturnedNoRows => ErrorKind::NotFound,
-        rusqlite::Error::InvalidParameterName(_)
-        | rusqlite::Error::InvalidPath(_)
-        | rusqlite::Error::NulError(_) => ErrorKind::InvalidInput,
-        _ => ErrorKind::Other,
-    }
-}
-
-/// Whether an error message says an FTS index (not the whole file) is corrupt:
-/// the original treats `malformed`, or `fts5` together with `corrupt`, that way.
-pub fn is_fts_corruption_text(lowercase_message: &str) -> bool {
-    lowercase_message.contains("malformed")
-        || (lowercase_message.contains("fts5") && lowercase_message.contains("corrupt"))
-}
-
-pub(crate) trait SqliteContext<T> {
-    fn context(self, what: &str) -> Result<T, SchemaError>;
-}
-
-impl<T> SqliteContext<T> for Result<T, rusqlite::Error> {
-    fn context(self, what: &str) -> Result<T, SchemaError> {
-        self.map_err(|source| SchemaError::sqlite(what, source))
     }
 }

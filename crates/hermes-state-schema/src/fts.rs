@@ -4,7 +4,8 @@ use rusqlite::Connection;
 
 use crate::ddl;
 use crate::detect::{self, FtsLayout};
-use crate::error::{SchemaError, SqliteContext};
+use crate::error::SchemaError;
+use hermes_state_sqlite::Context as SqliteContext;
 
 /// Meta keys of the deferred-rebuild gate of the base and trigram indexes.
 pub const REBUILD_HIGH_WATER_KEY: &str = "fts_rebuild_high_water";
@@ -219,6 +220,7 @@ pub fn drop_content_only_layout(conn: &Connection) -> Result<(), SchemaError> {
         "DROP TABLE IF EXISTS messages_fts_trigram; DROP TABLE IF EXISTS messages_fts;",
     )
     .context("dropping the legacy FTS tables")
+    .map_err(Into::into)
 }
 
 /// Drops the CJK index: its three triggers, its table and its view.
@@ -231,12 +233,14 @@ pub fn drop_cjk_index(conn: &Connection) -> Result<(), SchemaError> {
         "DROP TABLE IF EXISTS messages_fts_cjk; DROP VIEW IF EXISTS messages_fts_cjk_src;",
     )
     .context("dropping the CJK index")
+    .map_err(Into::into)
 }
 
 /// Rebuilds an external-content FTS5 index from its content table or view.
 pub fn rebuild(conn: &Connection, table: &str) -> Result<(), SchemaError> {
     conn.execute_batch(&format!("INSERT INTO {table}({table}) VALUES('rebuild')"))
         .context(&format!("rebuilding {table}"))
+        .map_err(Into::into)
 }
 
 fn refill_legacy_inline(conn: &Connection, table: &str) -> Result<(), SchemaError> {
@@ -244,7 +248,7 @@ fn refill_legacy_inline(conn: &Connection, table: &str) -> Result<(), SchemaErro
         "DELETE FROM {table};
          INSERT INTO {table}(rowid, content) SELECT id, COALESCE(content,'') || ' ' || COALESCE(tool_name,'') || ' ' || COALESCE(tool_calls,'') FROM messages;"
     ))
-    .context(&format!("refilling {table}"))
+    .context(&format!("refilling {table}")).map_err(Into::into)
 }
 
 fn run_all(conn: &Connection, statements: &[&str]) -> Result<(), SchemaError> {

@@ -17,7 +17,8 @@ use serde_json::Value;
 
 use crate::ddl;
 use crate::detect::FtsLayout;
-use crate::error::{SchemaError, SqliteContext, sqlite_error_kind};
+use crate::error::SchemaError;
+use hermes_state_sqlite::{Context as SqliteContext, sqlite_error_kind};
 use hermes_state_types::ErrorKind;
 
 /// Runs every gated block whose threshold is above `stored`.
@@ -79,7 +80,8 @@ fn abandon_on_error(
     match block(conn) {
         Ok(()) => conn
             .execute_batch(&format!("RELEASE {savepoint}"))
-            .context("ending a gated block"),
+            .context("ending a gated block")
+            .map_err(Into::into),
         Err(error) => {
             let kind = sqlite_error_kind(&error);
             conn.execute_batch(&format!("ROLLBACK TO {savepoint}; RELEASE {savepoint}"))

@@ -8,8 +8,6 @@
 //! `BEGIN IMMEDIATE` transaction that doubles as the cross-process migration
 //! lock, run the original's open algorithm and this project's refinery steps.
 
-pub mod cjk;
-pub mod connection;
 pub mod ddl;
 pub mod detect;
 mod error;
@@ -20,10 +18,12 @@ pub mod open;
 pub mod optimize;
 pub mod permissions;
 pub mod reconcile;
-pub mod retry;
 
-pub use connection::{JournalMode, open_read_only};
 pub use detect::{FileShape, FtsLayout, StoreShape};
-pub use error::{SchemaError, is_fts_corruption_text, sqlite_error_kind};
+pub use error::SchemaError;
+/// The SQLite base this crate stands on (connection setup, the CJK
+/// tokenizer, the retry policy), re-exported under its old paths for
+/// callers of this crate's opening functions.
+pub use hermes_state_sqlite::{JournalMode, cjk, connection, open_read_only, retry};
 pub use open::{OpenReport, open_writable};
 pub use rusqlite;

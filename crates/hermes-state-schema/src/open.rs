@@ -12,13 +12,15 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use crate::connection::{self, JournalMode};
 use crate::detect::{self, FileShape, FtsLayout, StoreShape};
-use crate::error::{SchemaError, SqliteContext, sqlite_error_kind};
+use crate::error::SchemaError;
 use crate::fts::{self, FtsSetup};
 use crate::history::{self, HistoryReport};
 use crate::reconcile::{self, AddedColumn};
-use crate::{ddl, legacy, permissions, retry};
+use crate::{ddl, legacy, permissions};
+use hermes_state_sqlite::connection::{self, JournalMode};
+use hermes_state_sqlite::retry;
+use hermes_state_sqlite::{Context as SqliteContext, sqlite_error_kind};
 use hermes_state_types::{ErrorKind, SCHEMA_VERSION};
 
 /// What opening did to the file.
@@ -64,7 +66,7 @@ pub fn open_writable(path: &Path) -> Result<(Connection, OpenReport), SchemaErro
     }
     let new_store = before == FileShape::Empty;
     let journal_mode = retry::with_retries(
-        || connection::configure_writable(&conn, new_store),
+        || connection::configure_writable(&conn, new_store).map_err(Into::into),
         SchemaError::kind,
     )?;
     let mut report = retry::with_retries(|| migrate_under_lock(&conn, path), SchemaError::kind)?;
@@ -208,6 +210,7 @@ fn fts_rebuild_pending(conn: &Connection) -> Result<bool, SchemaError> {
         |row| row.get(0),
     )
     .context("reading state_meta")
+    .map_err(Into::into)
 }
 
 fn has_trash_tables(conn: &Connection) -> Result<bool, SchemaError> {
@@ -216,7 +219,7 @@ fn has_trash_tables(conn: &Connection) -> Result<bool, SchemaError> {
         [],
         |row| row.get(0),
     )
-    .context("reading the schema")
+    .context("reading the schema").map_err(Into::into)
 }
 
 /// Step 13: the unique title index; on an old file with duplicate titles, only

@@ -48,15 +48,17 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, MAIN_DB, OptionalExtension};
 
-use crate::connection::has_cjk_tokenizer;
+use crate::ddl;
 use crate::detect::{self, FtsLayout};
-use crate::error::{SchemaError, SqliteContext};
+use crate::error::SchemaError;
 use crate::fts::{
     CJK_HIGH_WATER_KEY, CJK_PROGRESS_KEY, CJK_STALE_KEY, REBUILD_HIGH_WATER_KEY,
     REBUILD_PROGRESS_KEY,
 };
 use crate::reconcile::quote_identifier;
-use crate::{ddl, retry};
+use hermes_state_sqlite::Context as SqliteContext;
+use hermes_state_sqlite::connection::has_cjk_tokenizer;
+use hermes_state_sqlite::retry;
 
 /// Ids per backfill transaction (the original's chunk).
 pub const CHUNK_IDS: i64 = 500;
@@ -888,6 +890,7 @@ fn insert_missing(
     conn.prepare_cached(&sql)
         .and_then(|mut stmt| stmt.execute([low, high]))
         .context(&format!("backfilling {table}"))
+        .map_err(Into::into)
 }
 
 fn existing_tables(
@@ -912,7 +915,9 @@ fn names(conn: &Connection, sql: &str) -> Result<Vec<String>, SchemaError> {
     let rows = stmt
         .query_map([], |r| r.get(0))
         .context("reading the schema")?;
-    rows.collect::<Result<_, _>>().context("reading the schema")
+    rows.collect::<Result<_, _>>()
+        .context("reading the schema")
+        .map_err(Into::into)
 }
 
 /// `fts_v22_trash_<name>`, or with a numeric suffix if a leftover of an
@@ -945,6 +950,7 @@ fn meta_text(conn: &Connection, key: &str) -> Result<Option<String>, SchemaError
     .optional()
     .context("reading state_meta")
     .map(Option::flatten)
+    .map_err(Into::into)
 }
 
 /// A meta value as the gate reads it (`CAST(value AS INTEGER)`): present keys
@@ -961,6 +967,7 @@ fn meta(conn: &Connection, key: &str) -> Result<Option<i64>, SchemaError> {
     .optional()
     .context("reading state_meta")
     .map(|v| v.map(Option::unwrap_or_default))
+    .map_err(Into::into)
 }
 
 fn set_meta(conn: &Connection, key: &str, value: i64) -> Result<(), SchemaError> {

@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 use rusqlite::Connection;
 
 use crate::ddl;
-use crate::error::{SchemaError, SqliteContext};
+use crate::error::SchemaError;
+use hermes_state_sqlite::Context as SqliteContext;
 
 /// One wanted column: its name and the definition an `ADD COLUMN` gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,6 +132,7 @@ pub fn live_columns(conn: &Connection, table: &str) -> Result<Vec<ColumnInfo>, S
         .context("reading table columns")?;
     rows.collect::<Result<_, _>>()
         .context("reading table columns")
+        .map_err(Into::into)
 }
 
 /// Appends every wanted column missing from the live tables; returns what was added.
@@ -162,7 +164,7 @@ pub fn reconcile_columns(conn: &Connection) -> Result<Vec<AddedColumn>, SchemaEr
                     column: column.name.clone(),
                 }),
                 Err(error)
-                    if crate::error::sqlite_error_kind(&error)
+                    if hermes_state_sqlite::sqlite_error_kind(&error)
                         == hermes_state_types::ErrorKind::Busy =>
                 {
                     return Err(SchemaError::sqlite(

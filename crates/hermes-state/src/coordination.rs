@@ -136,6 +136,7 @@ impl SessionDb {
             )
             .optional()
             .context("reading a compression lock")
+            .map_err(Into::into)
         })
     }
 
@@ -216,6 +217,7 @@ impl SessionDb {
                 .context("loading the gateway routing entries")?;
             rows.collect::<Result<BTreeMap<_, _>, _>>()
                 .context("loading the gateway routing entries")
+                .map_err(Into::into)
         })
     }
 
@@ -332,6 +334,7 @@ impl SessionDb {
             )
             .optional()
             .context("reading a delegation")
+            .map_err(Into::into)
         })
     }
 
@@ -447,7 +450,9 @@ fn list_delegations(conn: &Connection, filter: &DelegationFilter) -> Result<Vec<
     let rows = stmt
         .query_map(rusqlite::params_from_iter(params), Delegation::from_row)
         .context(WHAT)?;
-    rows.collect::<Result<Vec<_>, _>>().context(WHAT)
+    rows.collect::<Result<Vec<_>, _>>()
+        .context(WHAT)
+        .map_err(Into::into)
 }
 
 /// One row of `async_delegations` (`schema-v23.md` §4.8).

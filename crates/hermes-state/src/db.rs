@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect, retry};
+use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect};
+use hermes_state_sqlite::{SqliteError, retry};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 
@@ -471,7 +472,7 @@ fn existing_reader(path: &Path) -> Result<Option<(Connection, FileShape)>> {
 
 fn give_up(what: &str, attempts: u32, error: Error) -> Error {
     match error {
-        Error::Sqlite { source, .. } => Error::Busy {
+        Error::Sqlite(SqliteError { source, .. }) => Error::Busy {
             context: what.to_owned(),
             attempts,
             source,
@@ -480,9 +481,16 @@ fn give_up(what: &str, attempts: u32, error: Error) -> Error {
     }
 }
 
+/// Whether a write met a corrupt FTS index (by SQLite code where it gives
+/// one; see `hermes_state_sqlite::is_fts_corruption`).
 fn is_fts_corruption(error: &Error) -> bool {
-    let text = error.to_string().to_ascii_lowercase();
-    error.kind() == ErrorKind::Corrupt && hermes_state_schema::is_fts_corruption_text(&text)
+    let source = match error {
+        Error::Sqlite(error) => Some(&error.source),
+        Error::Schema(error) => error.sqlite_source(),
+        Error::Query(hermes_state_query::QueryError::Sqlite(error)) => Some(&error.source),
+        _ => None,
+    };
+    error.kind() == ErrorKind::Corrupt && source.is_some_and(hermes_state_sqlite::is_fts_corruption)
 }
 
 /// Now, as Unix seconds with sub-second precision (Python's `time.time()`).

@@ -10,7 +10,8 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use hermes_state_schema::optimize::{self, FtsIndex};
-use hermes_state_schema::{FtsLayout, connection, ddl, detect, fts, retry, sqlite_error_kind};
+use hermes_state_schema::{FtsLayout, connection, ddl, detect, fts, retry};
+use hermes_state_sqlite::sqlite_error_kind;
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
@@ -434,7 +435,9 @@ fn pragma_integrity(conn: &Connection) -> Result<Vec<String>> {
     let rows = stmt
         .query_map([], |r| r.get::<_, String>(0))
         .context("checking integrity")?;
-    rows.collect::<Result<_, _>>().context("checking integrity")
+    rows.collect::<Result<_, _>>()
+        .context("checking integrity")
+        .map_err(Into::into)
 }
 
 /// The FTS objects the file's layout needs that are missing (the optional
@@ -673,6 +676,7 @@ fn dangling_parents(conn: &Connection) -> Result<Vec<DanglingParent>> {
         .context("finding dangling parents")?;
     rows.collect::<Result<_, _>>()
         .context("finding dangling parents")
+        .map_err(Into::into)
 }
 
 fn orphaned_messages(conn: &Connection) -> Result<Vec<OrphanedMessages>> {
@@ -693,6 +697,7 @@ fn orphaned_messages(conn: &Connection) -> Result<Vec<OrphanedMessages>> {
         .context("finding orphaned messages")?;
     rows.collect::<Result<_, _>>()
         .context("finding orphaned messages")
+        .map_err(Into::into)
 }
 
 /// Every cycle of parent links, found by walking each session's parents
@@ -782,6 +787,7 @@ fn parent_of(conn: &Connection, session_id: &str) -> Result<Option<String>> {
         |r| r.get(0),
     )
     .context("reading a parent link")
+    .map_err(Into::into)
 }
 
 fn clear_parent(conn: &Connection, session_id: &str) -> Result<()> {

@@ -1,5 +1,6 @@
 use hermes_state_query::QueryError;
 use hermes_state_schema::SchemaError;
+use hermes_state_sqlite::SqliteError;
 use hermes_state_types::ErrorKind;
 
 /// Every error of the session store.
@@ -16,14 +17,8 @@ pub enum Error {
     #[error(transparent)]
     Query(#[from] QueryError),
     /// SQLite refused a write.
-    #[error("{context}: {source}")]
-    Sqlite {
-        /// What was being done.
-        context: String,
-        /// The SQLite error.
-        #[source]
-        source: rusqlite::Error,
-    },
+    #[error(transparent)]
+    Sqlite(#[from] SqliteError),
     /// A write kept failing on locks held by other connections.
     #[error("{context}: database is locked; gave up after {attempts} attempts ({source})")]
     Busy {
@@ -66,7 +61,7 @@ impl Error {
         match self {
             Error::Schema(error) => error.kind(),
             Error::Query(error) => error.kind(),
-            Error::Sqlite { source, .. } => hermes_state_schema::sqlite_error_kind(source),
+            Error::Sqlite(error) => error.kind(),
             Error::Busy { .. } => ErrorKind::Busy,
             Error::SessionNotFound(_) => ErrorKind::NotFound,
             Error::InvalidInput(_) => ErrorKind::InvalidInput,
@@ -78,22 +73,13 @@ impl Error {
     }
 
     pub(crate) fn sqlite(context: impl Into<String>, source: rusqlite::Error) -> Self {
-        Error::Sqlite {
-            context: context.into(),
-            source,
-        }
+        Error::Sqlite(SqliteError::new(context, source))
     }
 }
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-pub(crate) trait WriteContext<T> {
-    fn context(self, what: &str) -> Result<T>;
-}
-
-impl<T> WriteContext<T> for std::result::Result<T, rusqlite::Error> {
-    fn context(self, what: &str) -> Result<T> {
-        self.map_err(|source| Error::sqlite(what, source))
-    }
-}
+/// The context trait of the SQLite base, under the name this crate's
+/// modules use.
+pub(crate) use hermes_state_sqlite::Context as WriteContext;

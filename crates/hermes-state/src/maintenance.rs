@@ -229,6 +229,7 @@ fn prune_candidates(
         .context("finding sessions to prune")?;
     rows.collect::<Result<_, _>>()
         .context("finding sessions to prune")
+        .map_err(Into::into)
 }
 
 /// Deletes the transcript files of pruned sessions, as the original:
@@ -292,8 +293,8 @@ fn io_error(path: &Path, source: std::io::Error) -> Error {
 /// A lock error that outlasted every retry, as the write path reports it.
 fn gave_up(what: &str, error: Error) -> Error {
     match error {
-        Error::Sqlite { source, .. }
-            if hermes_state_schema::sqlite_error_kind(&source)
+        Error::Sqlite(hermes_state_sqlite::SqliteError { source, .. })
+            if hermes_state_sqlite::sqlite_error_kind(&source)
                 == hermes_state_types::ErrorKind::Busy =>
         {
             Error::Busy {

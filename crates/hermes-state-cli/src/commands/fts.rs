@@ -4,8 +4,8 @@
 //! is interrupted continues where it stopped the next time.
 
 use hermes_state::rusqlite::Connection;
+use hermes_state::schema::connection;
 use hermes_state::schema::optimize::{self, FtsIndex, OptimizeProgress, Refusal};
-use hermes_state::schema::{SchemaError, connection};
 use serde_json::json;
 
 use crate::cli::OptimizeStorageArgs;
@@ -18,7 +18,7 @@ use crate::store::{Access, Context};
 fn maintenance_connection(ctx: &Context) -> CliResult<Connection> {
     let db = ctx.open(Access::Write)?;
     db.close().map_err(|e| ctx.fail(&e))?;
-    let fail = |e: SchemaError| ctx.fail(&hermes_state::Error::from(e));
+    let fail = |e: hermes_state::query::SqliteError| ctx.fail(&hermes_state::Error::from(e));
     let conn = connection::open_read_write(&ctx.path).map_err(fail)?;
     connection::configure_writable(&conn, false).map_err(fail)?;
     Ok(conn)

@@ -26,11 +26,8 @@ pub(crate) use to_json;
 
 /// A SQLite error of a read of this crate, as a library error.
 pub fn query_error(context: &str, source: hermes_state::rusqlite::Error) -> hermes_state::Error {
-    hermes_state::query::QueryError::Sqlite {
-        context: context.to_owned(),
-        source,
-    }
-    .into()
+    hermes_state::query::QueryError::Sqlite(hermes_state::query::SqliteError::new(context, source))
+        .into()
 }
 
 /// `SELECT count(*) …` on the store.

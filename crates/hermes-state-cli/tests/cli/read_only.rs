@@ -681,6 +681,7 @@ fn an_old_store_is_read_as_it_is_and_its_gaps_name_migrate() {
 /// printed otherwise).
 #[cfg(unix)]
 #[test]
+#[allow(clippy::print_stderr)] // a skip prints its reason into the test log
 fn a_store_in_a_folder_the_reader_cannot_write_is_an_error_not_an_empty_answer() {
     use std::os::unix::fs::PermissionsExt;
     let env = Env::new();

@@ -213,7 +213,9 @@ fn queryable(conn: &Connection, table: &str) -> Result<bool, QueryError> {
     match conn.prepare(&format!("SELECT rowid FROM main.{table} LIMIT 0")) {
         Ok(_) => Ok(true),
         Err(e) if is_sql_error(&e) => Ok(false),
-        Err(e) => Err(e).context(&format!("probing {table}")),
+        Err(e) => Err(e)
+            .context(&format!("probing {table}"))
+            .map_err(Into::into),
     }
 }
 
@@ -227,7 +229,7 @@ fn stamp(conn: &Connection) -> Result<Option<i64>, QueryError> {
     {
         Ok(v) => Ok(v.flatten()),
         Err(e) if is_sql_error(&e) => Ok(None),
-        Err(e) => Err(e).context("reading schema_version"),
+        Err(e) => Err(e).context("reading schema_version").map_err(Into::into),
     }
 }
 
@@ -334,12 +336,14 @@ fn meta_keys(conn: &Connection, keys: &[&str]) -> Result<Vec<String>, QueryError
     let mut stmt = match conn.prepare(&sql) {
         Ok(stmt) => stmt,
         Err(e) if is_sql_error(&e) => return Ok(Vec::new()),
-        Err(e) => return Err(e).context("reading state_meta"),
+        Err(e) => return Err(e).context("reading state_meta").map_err(Into::into),
     };
     let rows = stmt
         .query_map(rusqlite::params_from_iter(keys), |r| r.get::<_, String>(0))
         .context("reading state_meta")?;
-    rows.collect::<Result<_, _>>().context("reading state_meta")
+    rows.collect::<Result<_, _>>()
+        .context("reading state_meta")
+        .map_err(Into::into)
 }
 
 /// The sources a restricted trigram view leaves out (`… NOT IN ('cron',

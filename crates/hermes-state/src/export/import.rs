@@ -545,12 +545,14 @@ pub(super) fn session_exists(conn: &Connection, id: &Cell) -> Result<bool> {
     conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM sessions WHERE id = ?1)")
         .and_then(|mut stmt| stmt.query_row([id], |row| row.get(0)))
         .context("checking a session")
+        .map_err(Into::into)
 }
 
 pub(super) fn message_exists(conn: &Connection, id: i64) -> Result<bool> {
     conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM messages WHERE id = ?1)")
         .and_then(|mut stmt| stmt.query_row([id], |row| row.get(0)))
         .context("checking a message id")
+        .map_err(Into::into)
 }
 
 /// Whether linking `id` under `parent` would close a parent cycle: `id` is
@@ -584,6 +586,7 @@ pub(super) fn title_holder(conn: &Connection, title: &str, id: &str) -> Result<O
         })
         .map(Option::flatten)
         .context("checking a title")
+        .map_err(Into::into)
 }
 
 /// `INSERT … ON CONFLICT(id) DO UPDATE` of every given column.

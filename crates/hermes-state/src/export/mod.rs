@@ -307,5 +307,7 @@ fn sessions_by_last_active(conn: &Connection, source: Option<&str>) -> Result<Ve
             ))
         })
         .context("listing sessions")?;
-    rows.collect::<Result<_, _>>().context("listing sessions")
+    rows.collect::<Result<_, _>>()
+        .context("listing sessions")
+        .map_err(Into::into)
 }

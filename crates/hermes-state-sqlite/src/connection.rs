@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::error::{SchemaError, SqliteContext};
+use crate::error::{Context, SqliteError};
 
 /// How long one statement waits inside SQLite for a lock before failing.
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(1000);
@@ -29,7 +29,7 @@ pub enum JournalMode {
 ///
 /// Nothing is written here: the caller classifies the file before any pragma
 /// that could change it.
-pub fn open_read_write(path: &Path) -> Result<Connection, SchemaError> {
+pub fn open_read_write(path: &Path) -> Result<Connection, SqliteError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX;
@@ -43,7 +43,7 @@ pub fn open_read_write(path: &Path) -> Result<Connection, SchemaError> {
 
 /// Opens a read-only connection, as the original's `read_only=True` handle:
 /// busy timeout only; no pragma, no schema step. A missing file is an error.
-pub fn open_read_only(path: &Path) -> Result<Connection, SchemaError> {
+pub fn open_read_only(path: &Path) -> Result<Connection, SqliteError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags)
         .context(&format!("opening {} read-only", path.display()))?;
@@ -116,7 +116,7 @@ pub fn has_wal_reset_bug(version_number: i32) -> bool {
 /// (their Hermes links a SQLite with the WAL-reset bug, or the file system
 /// cannot keep WAL's `-shm` coherent), the original never downgrades WAL, so
 /// one switch by us would be permanent for every process of that user.
-pub fn configure_writable(conn: &Connection, new_store: bool) -> Result<JournalMode, SchemaError> {
+pub fn configure_writable(conn: &Connection, new_store: bool) -> Result<JournalMode, SqliteError> {
     let current = journal_mode(conn)?;
     let mode = if current == JournalMode::Wal || !new_store {
         current
@@ -131,7 +131,7 @@ pub fn configure_writable(conn: &Connection, new_store: bool) -> Result<JournalM
                 let _ = conn.query_row("PRAGMA journal_mode=DELETE", [], |_| Ok(()));
                 journal_mode(conn)?
             }
-            Err(error) => return Err(SchemaError::sqlite("switching to WAL", error)),
+            Err(error) => return Err(SqliteError::new("switching to WAL", error)),
         }
     };
     conn.pragma_update(None, "foreign_keys", "ON")
@@ -145,7 +145,7 @@ fn refuses_wal(error: &rusqlite::Error) -> bool {
 }
 
 /// The journal mode SQLite reports for the main database.
-pub fn journal_mode(conn: &Connection) -> Result<JournalMode, SchemaError> {
+pub fn journal_mode(conn: &Connection) -> Result<JournalMode, SqliteError> {
     let mode: String = conn
         .query_row("PRAGMA journal_mode", [], |row| row.get(0))
         .context("reading the journal mode")?;

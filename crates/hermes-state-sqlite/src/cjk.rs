@@ -35,7 +35,7 @@ use rusqlite::Connection;
 use rusqlite::ffi;
 use rusqlite::types::{ToSql, ToSqlOutput};
 
-use crate::SchemaError;
+use crate::error::SqliteError;
 
 /// The name under which [`register`] installs the tokenizer.
 pub const TOKENIZER_NAME: &str = "cjk_unicode61";
@@ -407,19 +407,19 @@ impl ToSql for ApiSlot {
 }
 
 /// The connection's `fts5_api`, valid as long as the connection is open.
-fn fts5_api(conn: &Connection) -> Result<*mut ffi::fts5_api, SchemaError> {
+fn fts5_api(conn: &Connection) -> Result<*mut ffi::fts5_api, SqliteError> {
     let mut api: *mut ffi::fts5_api = ptr::null_mut();
     conn.query_row("SELECT fts5(?1)", [ApiSlot(&raw mut api)], |_| Ok(()))
-        .map_err(|e| SchemaError::sqlite("fts5_cjk: looking up the fts5_api", e))?;
+        .map_err(|e| SqliteError::new("fts5_cjk: looking up the fts5_api", e))?;
     if api.is_null() {
         return Err(failure(ffi::SQLITE_ERROR, "fts5_cjk: FTS5 unavailable"));
     }
     Ok(api)
 }
 
-/// A [`SchemaError`] for a result code of the FTS5 API.
-fn failure(rc: c_int, message: &str) -> SchemaError {
-    SchemaError::sqlite(
+/// A [`SqliteError`] for a result code of the FTS5 API.
+fn failure(rc: c_int, message: &str) -> SqliteError {
+    SqliteError::new(
         TOKENIZER_NAME,
         rusqlite::Error::SqliteFailure(ffi::Error::new(rc), Some(message.to_owned())),
     )
@@ -434,7 +434,7 @@ fn failure(rc: c_int, message: &str) -> SchemaError {
 /// is harmless: the newer registration shadows the older one.
 ///
 /// Fails when the connection has no FTS5.
-pub fn register(conn: &Connection) -> Result<(), SchemaError> {
+pub fn register(conn: &Connection) -> Result<(), SqliteError> {
     let api = fts5_api(conn)?;
     // SAFETY: `api` is the live `fts5_api` of `conn` (non-null).
     let Some(create_tokenizer) = (unsafe { (*api).xCreateTokenizer }) else {
@@ -502,7 +502,7 @@ pub fn debug_tokens(
     conn: &Connection,
     args: &[&str],
     text: &str,
-) -> Result<Vec<(Vec<u8>, i32, i32)>, SchemaError> {
+) -> Result<Vec<(Vec<u8>, i32, i32)>, SqliteError> {
     debug_tokens_in_mode(conn, args, text, TokenizeMode::Document)
 }
 
@@ -512,14 +512,14 @@ pub fn debug_tokens_in_mode(
     args: &[&str],
     text: &str,
     mode: TokenizeMode,
-) -> Result<Vec<(Vec<u8>, i32, i32)>, SchemaError> {
+) -> Result<Vec<(Vec<u8>, i32, i32)>, SqliteError> {
     let n_text = c_int::try_from(text.len())
         .map_err(|_| failure(ffi::SQLITE_TOOBIG, "fts5_cjk: text too long"))?;
     let c_args = args
         .iter()
         .map(|a| CString::new(*a))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| SchemaError::sqlite("fts5_cjk: tokenizer argument", e.into()))?;
+        .map_err(|e| SqliteError::new("fts5_cjk: tokenizer argument", e.into()))?;
     let mut arg_ptrs: Vec<*const c_char> = c_args.iter().map(|a| a.as_ptr()).collect();
     let n_arg = c_int::try_from(arg_ptrs.len())
         .map_err(|_| failure(ffi::SQLITE_TOOBIG, "fts5_cjk: too many arguments"))?;
