@@ -7,6 +7,8 @@ use std::process::Command;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
+pub mod references;
+
 /// The crates in dependency order: each may depend only on those before it.
 pub const LAYERS: [&str; 5] = [
     "hermes-state-types",
@@ -97,6 +99,7 @@ pub fn check_all() -> Result<Vec<String>> {
     problems.extend(single_sqlite_problems(&metadata));
     problems.extend(live_file_problems()?);
     problems.extend(ddl_problems()?);
+    problems.extend(references::problems(&workspace_root())?);
     Ok(problems)
 }
 
@@ -272,6 +275,12 @@ mod tests {
     #[test]
     fn only_the_schema_crate_issues_ddl() {
         assert_eq!(ddl_problems().expect("scan"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_doc_reference_resolves() {
+        let problems = references::problems(&workspace_root()).expect("scan");
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]
