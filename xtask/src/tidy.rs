@@ -7,6 +7,8 @@ use std::process::Command;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
+pub mod references;
+
 /// The crates in dependency order: each may depend only on those before it
 /// (and `schema` and `query`, siblings on `sqlite`, not on each other: see
 /// [`sibling_problems`]).
@@ -102,6 +104,7 @@ pub fn check_all() -> Result<Vec<String>> {
     problems.extend(live_file_problems()?);
     problems.extend(ddl_problems()?);
     problems.extend(read_side_write_problems()?);
+    problems.extend(references::problems(&workspace_root())?);
     Ok(problems)
 }
 
@@ -363,6 +366,12 @@ mod tests {
             read_side_write_problems().expect("scan"),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn every_doc_reference_resolves() {
+        let problems = references::problems(&workspace_root()).expect("scan");
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]

@@ -832,7 +832,7 @@ END"#,
         /// `c` (CREATE INDEX) or `pk` (primary-key autoindex).
         pub origin: &'static str,
         pub partial: bool,
-        /// Key columns with their DESC flag; all collations are BINARY (§5).
+        /// Key columns with their DESC flag; all collations are BINARY (`schema-v23.md` §5).
         pub columns: &'static [(&'static str, bool)],
     }
 
@@ -2329,7 +2329,7 @@ fn existing_store_opens_without_changes() {
     assert!(!report.fts.cjk_rebuilt);
     assert_eq!(master(&conn), master_1, "sqlite_master unchanged");
     let dump_2 = dump(&conn);
-    // The only difference the second open may make is the fts_storage_version stamp (§8).
+    // The only difference the second open may make is the fts_storage_version stamp (`schema-v23.md` §8).
     let without_meta = |d: &[(String, Vec<Vec<Value>>)]| -> Vec<(String, Vec<Vec<Value>>)> {
         d.iter()
             .filter(|(t, _)| t != "state_meta")
