@@ -47,6 +47,7 @@ use crate::rows::decode_content;
 use crate::sanitize::sanitize_fts5_query;
 use crate::titles::escape_like;
 use crate::values::{real, text};
+use hermes_state_sqlite::names;
 pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
 
 /// Options of a search; the defaults are the original's.
@@ -263,7 +264,7 @@ impl Search<'_> {
         let mut rows = if q.chars().any(is_router_cjk) {
             self.cjk_query(q, wants_unindexed)?
         } else {
-            match self.fts("messages_fts", q) {
+            match self.fts(names::FTS_BASE, q) {
                 Ok(rows) => rows,
                 Err(Failure::Run(error)) if error.is_sql_error() => return Ok(Vec::new()),
                 Err(failure) => return Err(failure.error()),
@@ -315,13 +316,13 @@ impl Search<'_> {
             t.chars().any(is_router_cjk) && t.chars().filter(|c| is_router_cjk(*c)).count() < 3
         });
         if self.caps.cjk_serving && !wants_unindexed && !has_lone_cjk_char(raw) {
-            match self.fts("messages_fts_cjk", &quoted_terms(&tokens)) {
+            match self.fts(names::FTS_CJK, &quoted_terms(&tokens)) {
                 Ok(rows) => return Ok(rows),
                 Err(failure) => self.leg_failed(failure)?,
             }
         }
         if cjk_count >= 3 && !short && self.caps.trigram && !wants_unindexed {
-            match self.fts("messages_fts_trigram", &quoted_terms(&tokens)) {
+            match self.fts(names::FTS_TRIGRAM, &quoted_terms(&tokens)) {
                 Ok(rows) => return Ok(rows),
                 Err(failure) => self.leg_failed(failure)?,
             }
@@ -341,7 +342,7 @@ impl Search<'_> {
         let tokens = python_split(fallback);
         let match_text = quoted_terms(&tokens);
         if self.caps.cjk_serving {
-            match self.fts("messages_fts_cjk", &match_text) {
+            match self.fts(names::FTS_CJK, &match_text) {
                 Ok(rows) if !rows.is_empty() => return Ok(rows),
                 Ok(_) => {}
                 Err(failure) => self.leg_failed(failure)?,
@@ -350,7 +351,7 @@ impl Search<'_> {
         let terms: Vec<&&str> = tokens.iter().filter(|t| !is_operator(t)).collect();
         let long_enough = !terms.is_empty() && terms.iter().all(|t| t.chars().count() >= 3);
         if self.caps.trigram && long_enough {
-            match self.fts("messages_fts_trigram", &match_text) {
+            match self.fts(names::FTS_TRIGRAM, &match_text) {
                 Ok(rows) => return Ok(rows),
                 Err(failure) => self.leg_failed(failure)?,
             }
@@ -481,10 +482,10 @@ impl Search<'_> {
                     .map_err(Into::into),
             }
         };
-        let Some(high_water) = marker("fts_rebuild_high_water")? else {
+        let Some(high_water) = marker(names::REBUILD_HIGH_WATER_KEY)? else {
             return Ok(());
         };
-        let progress = marker("fts_rebuild_progress")?.unwrap_or(0);
+        let progress = marker(names::REBUILD_PROGRESS_KEY)?.unwrap_or(0);
         let terms = supplement_terms(q);
         if terms.is_empty() {
             return Ok(());

@@ -24,11 +24,19 @@ pub fn get_session(conn: &Connection, session_id: &str) -> Result<Option<Session
         .map_err(Into::into)
 }
 
-/// The parent of a session, `None` for roots and unknown ids.
+/// The parent of a session, `None` for roots and unknown ids; a parent link
+/// that is not text (a file another tool wrote) is no link.
 pub fn parent_of(conn: &Connection, session_id: &str) -> Result<Option<String>, QueryError> {
     conn.prepare_cached("SELECT parent_session_id FROM sessions WHERE id = ?1")
         .context("reading a parent link")?
-        .query_row([session_id], |row| row.get::<_, Option<String>>(0))
+        .query_row([session_id], |row| {
+            Ok(match row.get_ref(0)? {
+                rusqlite::types::ValueRef::Text(bytes) => {
+                    Some(String::from_utf8_lossy(bytes).into_owned())
+                }
+                _ => None,
+            })
+        })
         .optional()
         .context("reading a parent link")
         .map(Option::flatten)

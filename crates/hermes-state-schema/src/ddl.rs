@@ -215,22 +215,11 @@ pub const CLEAR_DUPLICATE_TITLES: &str = "UPDATE sessions AS older SET title = N
 /// Heals rows written by reconciler builds that added `active` without its default.
 pub const HEAL_NULL_ACTIVE: &str = "UPDATE messages SET active = 1 WHERE active IS NULL";
 
-/// Names of the six FTS triggers the open counts to decide whether the indexes need a rebuild.
-pub const FTS_TRIGGER_NAMES: [&str; 6] = [
-    "messages_fts_insert",
-    "messages_fts_delete",
-    "messages_fts_update",
-    "messages_fts_trigram_insert",
-    "messages_fts_trigram_delete",
-    "messages_fts_trigram_update",
-];
-
-/// Names of the three triggers of the optional CJK index.
-pub const CJK_TRIGGER_NAMES: [&str; 3] = [
-    "messages_fts_cjk_insert",
-    "messages_fts_cjk_delete",
-    "messages_fts_cjk_update",
-];
+/// Names of the six base/trigram triggers and the three CJK triggers
+/// (defined once, in the SQLite base).
+pub use hermes_state_sqlite::names::{
+    CJK_TRIGGERS as CJK_TRIGGER_NAMES, FTS_TRIGGERS as FTS_TRIGGER_NAMES,
+};
 
 /// The v23 (external-content, "generation C") base FTS table and its triggers, in order.
 pub const FTS_BASE: [&str; 4] = [

@@ -7,12 +7,11 @@ use crate::detect::{self, FtsLayout};
 use crate::error::SchemaError;
 use hermes_state_sqlite::Context as SqliteContext;
 
-/// Meta keys of the deferred-rebuild gate of the base and trigram indexes.
-pub const REBUILD_HIGH_WATER_KEY: &str = "fts_rebuild_high_water";
-/// See [`REBUILD_HIGH_WATER_KEY`].
-pub const REBUILD_PROGRESS_KEY: &str = "fts_rebuild_progress";
-/// Set when a process without the CJK tokenizer disabled a live CJK index.
-pub const CJK_STALE_KEY: &str = "fts_cjk_stale";
+/// The `state_meta` keys of the FTS gates (defined once, in the SQLite base).
+pub use hermes_state_sqlite::names::{
+    CJK_HIGH_WATER_KEY, CJK_PROGRESS_KEY, CJK_STALE_KEY, REBUILD_HIGH_WATER_KEY,
+    REBUILD_PROGRESS_KEY,
+};
 
 /// What the FTS step found and did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,11 +25,6 @@ pub struct FtsSetup {
     /// Whether a CJK index was disabled (marked stale) because the tokenizer is absent.
     pub cjk_marked_stale: bool,
 }
-
-/// Meta keys of the CJK index's deferred backfill gate.
-pub const CJK_HIGH_WATER_KEY: &str = "fts_cjk_rebuild_high_water";
-/// See [`CJK_HIGH_WATER_KEY`].
-pub const CJK_PROGRESS_KEY: &str = "fts_cjk_rebuild_progress";
 
 /// The CJK view, table and triggers (`schema-v23.md` §6.6): the trigram
 /// objects with `messages_fts_cjk`, its tokenizer and its own gate keys.

@@ -19,8 +19,8 @@ use crate::history::{self, HistoryReport};
 use crate::reconcile::{self, AddedColumn};
 use crate::{ddl, legacy, permissions};
 use hermes_state_sqlite::connection::{self, JournalMode};
-use hermes_state_sqlite::retry;
 use hermes_state_sqlite::{Context as SqliteContext, sqlite_error_kind};
+use hermes_state_sqlite::{retry, transaction};
 use hermes_state_types::{ErrorKind, SCHEMA_VERSION};
 
 /// What opening did to the file.
@@ -81,28 +81,7 @@ pub fn open_writable(path: &Path) -> Result<(Connection, OpenReport), SchemaErro
 /// configured writable connection. Public so tests and tools can drive it on a
 /// connection they set up themselves.
 pub fn migrate_under_lock(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaError> {
-    conn.execute_batch("BEGIN IMMEDIATE")
-        .context("taking the migration lock")?;
-    match migrate_locked(conn, path) {
-        Ok(report) => match conn.execute_batch("COMMIT") {
-            Ok(()) => Ok(report),
-            Err(error) => {
-                rollback(conn);
-                Err(SchemaError::sqlite("committing the migration", error))
-            }
-        },
-        Err(error) => {
-            rollback(conn);
-            Err(error)
-        }
-    }
-}
-
-fn rollback(conn: &Connection) {
-    if !conn.is_autocommit() {
-        // A failed rollback leaves nothing to do: SQLite already rolled back.
-        let _ = conn.execute_batch("ROLLBACK");
-    }
+    transaction::immediate(conn, |conn| migrate_locked(conn, path))
 }
 
 fn migrate_locked(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaError> {

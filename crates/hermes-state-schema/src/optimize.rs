@@ -21,7 +21,7 @@
 //!
 //! Every step of the module-level functions is its own short
 //! `BEGIN IMMEDIATE` transaction, retried on lock errors like every write
-//! ([`retry::with_retries`]), so writers of other processes interleave between
+//! (`hermes_state_sqlite::transaction::immediate_with_retries`), so writers of other processes interleave between
 //! chunks. Callers that already own a write transaction (the facade's write
 //! path) use the same steps from [`in_transaction`].
 //!
@@ -58,7 +58,7 @@ use crate::fts::{
 use crate::reconcile::quote_identifier;
 use hermes_state_sqlite::Context as SqliteContext;
 use hermes_state_sqlite::connection::has_cjk_tokenizer;
-use hermes_state_sqlite::retry;
+use hermes_state_sqlite::transaction;
 
 /// Ids per backfill transaction (the original's chunk).
 pub const CHUNK_IDS: i64 = 500;
@@ -66,10 +66,11 @@ pub const CHUNK_IDS: i64 = 500;
 pub const TEARDOWN_BATCH: i64 = 500;
 /// Prefix of the demoted legacy shadow tables awaiting teardown.
 pub const TRASH_PREFIX: &str = "fts_v22_trash_";
-/// Meta key advertising that the conversion can run (`schema-v23.md` §8).
-pub const OPTIMIZE_AVAILABLE_KEY: &str = "fts_optimize_available";
-/// Meta key stamped when the file has the complete v23 FTS layout.
-pub const STORAGE_VERSION_KEY: &str = "fts_storage_version";
+/// Meta keys of the conversion (`schema-v23.md` §8), defined in the SQLite base.
+pub use hermes_state_sqlite::names::{
+    FTS_OPTIMIZE_AVAILABLE_KEY as OPTIMIZE_AVAILABLE_KEY,
+    FTS_STORAGE_VERSION_KEY as STORAGE_VERSION_KEY,
+};
 /// Shortest pause between chunks of a background backfill.
 pub const MIN_PAUSE: Duration = Duration::from_millis(200);
 /// Half-width of the id window re-checked when a backfill finishes.
@@ -759,27 +760,19 @@ const SHADOW_TABLES: &str = "SELECT name FROM sqlite_master WHERE type = 'table'
 
 const TRASH_TABLES: &str = "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'fts\\_v22\\_trash\\_%' ESCAPE '\\' ORDER BY name";
 
-/// Runs `op` in its own `BEGIN IMMEDIATE` transaction, with the write-retry policy.
+/// Runs `op` in its own `BEGIN IMMEDIATE` transaction, with the write-retry
+/// policy; a failure names the step (`what`).
 fn immediate<T>(
     conn: &Connection,
     what: &str,
-    mut op: impl FnMut(&Connection) -> Result<T, SchemaError>,
+    op: impl FnMut(&Connection) -> Result<T, SchemaError>,
 ) -> Result<T, SchemaError> {
-    retry::with_retries(
-        || {
-            conn.execute_batch("BEGIN IMMEDIATE").context(what)?;
-            let result = op(conn).and_then(|value| {
-                conn.execute_batch("COMMIT").context(what)?;
-                Ok(value)
-            });
-            if result.is_err() && !conn.is_autocommit() {
-                // SQLite may already have rolled back; nothing more to do if this fails.
-                let _ = conn.execute_batch("ROLLBACK");
-            }
-            result
-        },
-        SchemaError::kind,
-    )
+    transaction::immediate_with_retries(conn, op, SchemaError::kind).map_err(|error| match error {
+        SchemaError::Sqlite(inner) => {
+            SchemaError::sqlite(format!("{what}: {}", inner.context), inner.source)
+        }
+        other => other,
+    })
 }
 
 fn backfill_all(

@@ -6,7 +6,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect};
-use hermes_state_sqlite::{SqliteError, retry};
+use hermes_state_sqlite::{SqliteError, retry, transaction};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 
@@ -25,8 +25,7 @@ pub const FTS_MERGE_EVERY: u64 = 1000;
 pub const FTS_MERGE_PAGES: u32 = 256;
 
 /// The FTS tables the store may maintain; each is used only when it exists.
-pub(crate) const FTS_TABLES: [&str; 3] =
-    ["messages_fts", "messages_fts_trigram", "messages_fts_cjk"];
+pub(crate) use hermes_state_sqlite::names::FTS_TABLES;
 
 /// The FTS tables present in the file.
 pub(crate) fn existing_fts_tables(conn: &Connection) -> Vec<&'static str> {
@@ -306,7 +305,7 @@ impl SessionDb {
             let outcome = {
                 let mut conns = self.connections();
                 match self.writer(&mut conns) {
-                    Ok(conn) => run_in_immediate(conn, &mut op),
+                    Ok(conn) => transaction::immediate(conn, &mut op),
                     Err(error) => Err(error),
                 }
             };
@@ -402,7 +401,7 @@ impl SessionDb {
     pub(crate) fn rebuild_fts_indexes(&self) -> Result<()> {
         self.write("rebuilding the FTS indexes", |conn: &Connection| {
             for table in existing_fts_tables(conn) {
-                if table == "messages_fts_cjk"
+                if table == hermes_state_sqlite::names::FTS_CJK
                     && !(hermes_state_schema::connection::has_cjk_tokenizer(conn)
                         && hermes_state_schema::fts::cjk_index_live(conn)?)
                 {
@@ -425,24 +424,6 @@ impl SessionDb {
             Ok(())
         })
     }
-}
-
-fn run_in_immediate<T>(
-    conn: &Connection,
-    op: &mut impl FnMut(&Connection) -> Result<T>,
-) -> Result<T> {
-    conn.execute_batch("BEGIN IMMEDIATE")
-        .map_err(|e| Error::sqlite("starting a write transaction", e))?;
-    let result = op(conn).and_then(|value| {
-        conn.execute_batch("COMMIT")
-            .map_err(|e| Error::sqlite("committing", e))?;
-        Ok(value)
-    });
-    if result.is_err() && !conn.is_autocommit() {
-        // SQLite may already have rolled back; nothing else to do if this fails.
-        let _ = conn.execute_batch("ROLLBACK");
-    }
-    result
 }
 
 /// Maps the error that ended [`retry::with_retries`] to [`Error::Busy`]

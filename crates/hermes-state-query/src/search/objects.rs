@@ -14,6 +14,7 @@
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{QueryContext, QueryError, is_sql_error};
+use hermes_state_sqlite::names;
 
 /// The stored texts of the v23 CJK view and table (`schema-v23.md` §6.6),
 /// compared with whitespace collapsed.
@@ -101,7 +102,7 @@ impl FtsObjects {
         let newer_file = stamp(conn)?.is_some_and(|v| v > 23);
 
         let base = master
-            .sql("messages_fts")
+            .sql(names::FTS_BASE)
             .map_or(BaseLayout::Absent, |sql| {
                 let sql = normalize(sql);
                 if !sql.contains("tool_name") {
@@ -123,24 +124,23 @@ impl FtsObjects {
             BaseLayout::LegacyInline | BaseLayout::External | BaseLayout::ExternalView
         );
         let fts = base_shape_ok
-            && master.has_triggers("messages_fts")
-            && queryable(conn, "messages_fts")?;
+            && master.has_triggers(names::FTS_BASE)
+            && queryable(conn, names::FTS_BASE)?;
 
         let trigram_coverage = master
-            .sql("messages_fts_trigram")
+            .sql(names::FTS_TRIGRAM)
             .map_or(TrigramCoverage::Unavailable, |sql| {
                 trigram_coverage(&normalize(sql), &master, newer_file)
             });
         let trigram = trigram_coverage != TrigramCoverage::Unavailable
-            && master.has_triggers("messages_fts_trigram")
-            && queryable(conn, "messages_fts_trigram")?;
+            && master.has_triggers(names::FTS_TRIGRAM)
+            && queryable(conn, names::FTS_TRIGRAM)?;
 
-        let cjk_texts = master.sql("messages_fts_cjk_src").map(collapse)
+        let cjk_texts = master.sql(names::FTS_CJK_SOURCE_VIEW).map(collapse)
             == Some(collapse(CJK_VIEW_SQL))
-            && master.sql("messages_fts_cjk").map(collapse) == Some(collapse(CJK_TABLE_SQL));
-        let cjk_maintained = cjk_texts
-            && master.has_triggers("messages_fts_cjk")
-            && queryable(conn, "messages_fts_cjk")?;
+            && master.sql(names::FTS_CJK).map(collapse) == Some(collapse(CJK_TABLE_SQL));
+        let cjk_maintained =
+            cjk_texts && master.has_triggers(names::FTS_CJK) && queryable(conn, names::FTS_CJK)?;
 
         Ok(FtsObjects {
             schema_cookie,
@@ -309,12 +309,16 @@ impl FtsCapabilities {
     ) -> Result<FtsCapabilities, QueryError> {
         let markers = meta_keys(
             conn,
-            &["fts_stale", "fts_cjk_stale", "fts_cjk_rebuild_high_water"],
+            &[
+                names::FTS_STALE_KEY,
+                names::CJK_STALE_KEY,
+                names::CJK_HIGH_WATER_KEY,
+            ],
         )?;
-        let stale = markers.iter().any(|k| k == "fts_stale");
+        let stale = markers.iter().any(|k| k == names::FTS_STALE_KEY);
         let cjk_blocked = markers
             .iter()
-            .any(|k| k == "fts_cjk_stale" || k == "fts_cjk_rebuild_high_water");
+            .any(|k| k == names::CJK_STALE_KEY || k == names::CJK_HIGH_WATER_KEY);
         Ok(FtsCapabilities {
             fts: objects.fts && !stale,
             trigram: objects.trigram && !stale,

@@ -559,21 +559,18 @@ pub(super) fn message_exists(conn: &Connection, id: i64) -> Result<bool> {
 /// `parent` or one of its ancestors in the store.
 pub(super) fn closes_cycle(conn: &Connection, id: &str, parent: &Cell) -> Result<bool> {
     let mut seen: HashSet<String> = HashSet::new();
-    let Cell::Sql(mut current) = parent.clone() else {
+    let Cell::Sql(SqlValue::Text(start)) = parent.clone() else {
         return Ok(false);
     };
-    while let SqlValue::Text(node) = current {
+    let mut current = Some(start);
+    while let Some(node) = current {
         if node == id {
             return Ok(true);
         }
         if !seen.insert(node.clone()) {
             return Ok(false);
         }
-        current = conn
-            .prepare_cached("SELECT parent_session_id FROM sessions WHERE id = ?1")
-            .and_then(|mut stmt| stmt.query_row([&node], |row| row.get(0)).optional())
-            .context("walking a lineage")?
-            .unwrap_or(SqlValue::Null);
+        current = hermes_state_query::sessions::parent_of(conn, &node)?;
     }
     Ok(false)
 }
