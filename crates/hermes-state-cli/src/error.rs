@@ -93,7 +93,7 @@ impl CliError {
     /// fields instead, and names what still works: every reading command,
     /// which opens the store read-only anyway.
     fn schema_too_new(what: &str, path: &Path, error: &hermes_state::Error) -> Self {
-        use hermes_state::schema::SchemaError;
+        use hermes_state::SchemaError;
         let shown = path.display().to_string();
         let found = match error {
             hermes_state::Error::Schema(SchemaError::SchemaTooNew {

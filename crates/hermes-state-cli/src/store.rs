@@ -17,7 +17,7 @@
 
 use std::path::PathBuf;
 
-use hermes_state::schema::{FileShape, detect};
+use hermes_state::FileShape;
 use hermes_state::{OpenReport, SessionDb};
 
 use crate::error::{CliError, CliResult};
@@ -101,9 +101,7 @@ impl Context {
     /// a file that is not a database, another application's SQLite file, or
     /// an empty file is an error, never an empty answer of the command.
     fn refuse_non_store(&self, db: &SessionDb) -> CliResult {
-        let shape = db
-            .read(|conn| Ok(detect::inspect(conn, &self.path)?))
-            .map_err(|e| self.open_failed(&e))?;
+        let shape = db.store_shape().map_err(|e| self.open_failed(&e))?;
         match shape {
             FileShape::Store(_) => Ok(()),
             FileShape::Empty => Err(CliError::failed(format!(

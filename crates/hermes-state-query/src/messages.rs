@@ -99,3 +99,14 @@ pub fn message_count(conn: &Connection, session_id: Option<&str>) -> Result<i64,
     .context("counting messages")
     .map_err(Into::into)
 }
+
+/// Number of messages of the sessions of one source.
+pub fn message_count_of_source(conn: &Connection, source: &str) -> Result<i64, QueryError> {
+    conn.query_row(
+        "SELECT COUNT(*) FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE source = ?1)",
+        [source],
+        |r| r.get(0),
+    )
+    .context("counting messages")
+    .map_err(Into::into)
+}

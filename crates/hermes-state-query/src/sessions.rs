@@ -83,3 +83,17 @@ pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>, QueryErr
         .map(Option::flatten)
         .map_err(Into::into)
 }
+
+/// Number of sessions, of one source when `source` is given (`api.md` §10).
+pub fn session_count(conn: &Connection, source: Option<&str>) -> Result<i64, QueryError> {
+    match source {
+        Some(source) => conn.query_row(
+            "SELECT COUNT(*) FROM sessions WHERE source = ?1",
+            [source],
+            |r| r.get(0),
+        ),
+        None => conn.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0)),
+    }
+    .context("counting sessions")
+    .map_err(Into::into)
+}

@@ -33,6 +33,17 @@ pub enum FtsLayout {
 }
 
 impl FtsLayout {
+    /// Its name in reports: `absent`, `external`, `legacy_inline`,
+    /// `legacy_content_only`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FtsLayout::Absent => "absent",
+            FtsLayout::External => "external",
+            FtsLayout::LegacyInline => "legacy_inline",
+            FtsLayout::LegacyContentOnly => "legacy_content_only",
+        }
+    }
+
     /// Whether the open treats this layout as "legacy" (`schema-v23.md` §6.7):
     /// the stored SQL of `messages_fts` does not mention `tool_name`.
     pub fn is_legacy(self) -> bool {

@@ -24,6 +24,17 @@ pub enum JournalMode {
     Other,
 }
 
+impl JournalMode {
+    /// Its name in reports: `wal`, `delete`, `other`.
+    pub fn name(self) -> &'static str {
+        match self {
+            JournalMode::Wal => "wal",
+            JournalMode::Delete => "delete",
+            JournalMode::Other => "other",
+        }
+    }
+}
+
 /// Opens a read-write connection (creating the file if it does not exist) with
 /// the busy timeout set, and nothing else done yet.
 ///

@@ -222,15 +222,27 @@ impl SessionDb {
         Ok(())
     }
 
-    /// Runs `read` on the connection, under the handle's mutex.
+    /// Runs `read` on the connection, under the handle's mutex (feature
+    /// `raw-sql`: raw SQL is an escape hatch for tests and tools, not part of
+    /// the stable API).
     ///
-    /// This is the way to call the `hermes_state_query` functions, or your
-    /// own SQL, on the store's connection. Do not write through it: before
-    /// the handle's first write it is a read-only connection (older files
-    /// are presented in the v23 shape there, see
-    /// `hermes_state_query::compat`); writes belong to the write path, which
-    /// owns retries and checkpoints.
+    /// Do not write through it: before the handle's first write it is a
+    /// read-only connection (older files are presented in the v23 shape
+    /// there, see `hermes_state_query::compat`); writes belong to the write
+    /// path, which owns retries and checkpoints.
+    #[cfg(feature = "raw-sql")]
     pub fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        self.read_connection(read)
+    }
+
+    /// [`SessionDb::read_connection`] for this crate's modules.
+    #[cfg(not(feature = "raw-sql"))]
+    pub(crate) fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        self.read_connection(read)
+    }
+
+    /// Runs `read` on the connection reads use, under the handle's mutex.
+    fn read_connection<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         let conns = self.connections();
         let conn = conns.for_reading()?;
         if conns.writer.is_none() {

@@ -6,6 +6,7 @@ mod doctor;
 mod error;
 mod export;
 mod fts;
+mod inspect;
 mod maintenance;
 mod messages;
 pub mod paths;
@@ -26,16 +27,30 @@ pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportSummary, ImportOptions, ImportReport,
     SessionExport,
 };
+/// The read side, for raw-SQL tests and tools (feature `raw-sql`).
+#[cfg(feature = "raw-sql")]
+pub use hermes_state_query as query;
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::search::{ContextMessage, FtsCapabilities, SearchHit, SearchOptions};
 pub use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
-pub use hermes_state_query::{self as query, MessagePage, TitleError};
-pub use hermes_state_schema::{self as schema, JournalMode, OpenReport};
-pub use hermes_state_types::{
-    self as types, AuxiliaryUsage, Content, ConversationMessage, ErrorKind, Message, NewMessage,
-    NewSession, SCHEMA_VERSION, Session, TokenUpdate,
+pub use hermes_state_query::{MessagePage, QueryError, TitleError};
+/// The schema crate, for raw-SQL tests and tools (feature `raw-sql`).
+#[cfg(feature = "raw-sql")]
+pub use hermes_state_schema as schema;
+pub use hermes_state_schema::optimize::{
+    FtsIndex, OptimizeProgress, OptimizeReport, RebuildReport, Refusal,
 };
+pub use hermes_state_schema::{
+    FileShape, FtsLayout, JournalMode, OpenReport, SchemaError, StoreShape,
+};
+pub use hermes_state_types::{
+    AuxiliaryUsage, Content, ConversationMessage, ErrorKind, Message, NewMessage, NewSession,
+    SCHEMA_VERSION, Session, TokenUpdate,
+};
+pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneOptions, PruneReport};
+/// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
+#[cfg(feature = "raw-sql")]
 pub use rusqlite;
 pub use serde_json;

@@ -16,15 +16,15 @@
 
 use std::io::Cursor;
 
-use hermes_state::types::pyjson;
 use hermes_state::{
     AuxiliaryUsage, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ImportOptions, SCHEMA_VERSION, SessionDb,
     TokenUpdate,
 };
+use hermes_state_types::pyjson;
 use serde_json::{Map, Value, json};
 
 use crate::cli::DemoArgs;
-use crate::commands::sql_count;
+use crate::commands::session_count;
 use crate::error::{CliError, CliResult};
 use crate::output::write_json_line;
 use crate::store::{Access, Context};
@@ -479,7 +479,7 @@ fn now() -> f64 {
 /// `demo`
 pub fn demo(ctx: &Context, args: &DemoArgs) -> CliResult {
     let db = ctx.open(Access::Create)?;
-    let existing = sql_count(ctx, &db, "SELECT count(*) FROM sessions")?;
+    let existing = session_count(ctx, &db)?;
     if existing > 0 && !args.force {
         return Err(CliError::failed(format!(
             "demo: the store at {} already has {existing} session(s); demo only fills an empty store",

@@ -16,14 +16,13 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 use std::rc::Rc;
 
-use hermes_state::types::pyjson;
 use hermes_state::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ImportOptions, ImportReport, SCHEMA_VERSION,
 };
+use hermes_state_types::pyjson;
 use serde_json::{Map, Value, json};
 
 use crate::cli::{ExportArgs, ExportFormat, ImportArgs};
-use crate::commands::query_error;
 use crate::error::{CliError, CliResult};
 use crate::files;
 use crate::output::{count, json_error, write_json_line};
@@ -147,18 +146,9 @@ fn export_jsonl(
 ) -> CliResult<(u64, u64)> {
     let total = match (&args.session, &args.source) {
         (Some(id), _) => db.message_count(Some(id)).map_err(|e| ctx.fail(&e))?,
-        (None, Some(source)) => {
-            let source = source.clone();
-            db.read(|conn| {
-                conn.query_row(
-                    "SELECT count(*) FROM messages WHERE session_id IN (SELECT id FROM sessions WHERE source = ?1)",
-                    [source],
-                    |row| row.get(0),
-                )
-                .map_err(|e| query_error("counting messages", e))
-            })
-            .map_err(|e| ctx.fail(&e))?
-        }
+        (None, Some(source)) => db
+            .message_count_of_source(source)
+            .map_err(|e| ctx.fail(&e))?,
         (None, None) => db.message_count(None).map_err(|e| ctx.fail(&e))?,
     };
     let bar = Progress::bar(&ctx.out, total.max(0) as u64, "exporting", "messages");

@@ -1,11 +1,11 @@
-//! `fts rebuild` and `fts optimize-storage`: the FTS maintenance of
-//! `hermes_state::schema::optimize`, each step its own short transaction, so
-//! agents writing to the store meanwhile are only briefly held up; a run that
-//! is interrupted continues where it stopped the next time.
+//! `fts rebuild`, `fts optimize-storage` and `fts rebuild-cjk`: the FTS
+//! maintenance of the library (`SessionDb::rebuild_fts_in_background`,
+//! `SessionDb::optimize_fts_storage`, `SessionDb::rebuild_cjk_index`), each
+//! step its own short transaction, so agents writing to the store meanwhile
+//! are only briefly held up; a run that is interrupted continues where it
+//! stopped the next time.
 
-use hermes_state::rusqlite::Connection;
-use hermes_state::schema::connection;
-use hermes_state::schema::optimize::{self, FtsIndex, OptimizeProgress, Refusal};
+use hermes_state::{FtsIndex, OptimizeProgress, Refusal, SessionDb};
 use serde_json::json;
 
 use crate::cli::OptimizeStorageArgs;
@@ -13,15 +13,10 @@ use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
 use crate::store::{Access, Context};
 
-/// Brings the store to the current schema (refusing what is not a store),
-/// then opens the writable connection the maintenance steps run on.
-fn maintenance_connection(ctx: &Context) -> CliResult<Connection> {
-    let db = ctx.open(Access::Write)?;
-    db.close().map_err(|e| ctx.fail(&e))?;
-    let fail = |e: hermes_state::query::SqliteError| ctx.fail(&hermes_state::Error::from(e));
-    let conn = connection::open_read_write(&ctx.path).map_err(fail)?;
-    connection::configure_writable(&conn, false).map_err(fail)?;
-    Ok(conn)
+/// Brings the store to the current schema (refusing what is not a store)
+/// for the maintenance steps.
+fn maintenance_store(ctx: &Context) -> CliResult<SessionDb> {
+    ctx.open(Access::Write)
 }
 
 fn family(index: FtsIndex) -> &'static str {
@@ -79,10 +74,11 @@ fn refused(ctx: &Context, refusal: Refusal) -> CliError {
 
 /// `fts rebuild`
 pub fn rebuild(ctx: &Context) -> CliResult {
-    let conn = maintenance_connection(ctx)?;
+    let db = maintenance_store(ctx)?;
     let bar = Progress::bar(&ctx.out, 0, "starting", "ids");
-    let report = optimize::rebuild_in_background(&conn, |event| follow(&bar, &event))
-        .map_err(|e| ctx.fail(&hermes_state::Error::from(e)))?;
+    let report = db
+        .rebuild_fts_in_background(|event| follow(&bar, &event))
+        .map_err(|e| ctx.fail(&e))?;
     bar.finish();
     if let Some(refusal) = report.refused {
         return Err(refused(ctx, refusal));
@@ -136,13 +132,14 @@ pub fn rebuild_cjk(ctx: &Context) -> CliResult {
 
 /// `fts optimize-storage`
 pub fn optimize_storage(ctx: &Context, args: &OptimizeStorageArgs) -> CliResult {
-    let conn = maintenance_connection(ctx)?;
-    if connection::has_cjk_tokenizer(&conn) {
+    let db = maintenance_store(ctx)?;
+    if db.has_cjk_tokenizer().map_err(|e| ctx.fail(&e))? {
         ctx.out.note(CJK_WARNING);
     }
     let bar = Progress::bar(&ctx.out, 0, "checking", "ids");
-    let report = optimize::optimize_fts_storage(&conn, args.vacuum, |event| follow(&bar, &event))
-        .map_err(|e| ctx.fail(&hermes_state::Error::from(e)))?;
+    let report = db
+        .optimize_fts_storage(args.vacuum, |event| follow(&bar, &event))
+        .map_err(|e| ctx.fail(&e))?;
     bar.finish();
     if let Some(refusal) = report.refused {
         return Err(refused(ctx, refusal));

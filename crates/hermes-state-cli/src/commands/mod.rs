@@ -24,19 +24,9 @@ macro_rules! to_json {
 }
 pub(crate) use to_json;
 
-/// A SQLite error of a read of this crate, as a library error.
-pub fn query_error(context: &str, source: hermes_state::rusqlite::Error) -> hermes_state::Error {
-    hermes_state::query::QueryError::Sqlite(hermes_state::query::SqliteError::new(context, source))
-        .into()
-}
-
-/// `SELECT count(*) …` on the store.
-pub fn sql_count(ctx: &Context, db: &hermes_state::SessionDb, sql: &str) -> CliResult<i64> {
-    db.read(|conn| {
-        conn.query_row(sql, [], |row| row.get(0))
-            .map_err(|e| query_error("counting rows", e))
-    })
-    .map_err(|e| ctx.fail(&e))
+/// Number of sessions in the store.
+pub fn session_count(ctx: &Context, db: &hermes_state::SessionDb) -> CliResult<i64> {
+    db.session_count(None).map_err(|e| ctx.fail(&e))
 }
 
 /// Runs the command.

@@ -10,7 +10,7 @@ use hermes_state::{
 use serde_json::{Value, json};
 
 use crate::cli::{CreateArgs, EndArgs, ListArgs, ShowArgs};
-use crate::commands::{sql_count, to_json};
+use crate::commands::{session_count, to_json};
 use crate::error::CliResult;
 use crate::output::{
     self, Output, cost, count, datetime, datetime_seconds, one_line, pad, shorten,
@@ -487,10 +487,6 @@ pub fn delete(ctx: &Context, id: &str) -> CliResult {
         ctx.out.line(format!("deleted session {id}{extra}"))?;
     }
     Ok(())
-}
-
-fn session_count(ctx: &Context, db: &SessionDb) -> CliResult<i64> {
-    sql_count(ctx, db, "SELECT count(*) FROM sessions")
 }
 
 /// `sessions clear`

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde_json::json;
 
 use crate::cli::StatsArgs;
-use crate::commands::{sql_count, to_json};
+use crate::commands::{session_count, to_json};
 use crate::error::CliResult;
 use crate::output::{cost, count, pad};
 use crate::store::{Access, Context};
@@ -17,7 +17,7 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
     let models = db.model_totals().map_err(fail)?;
     let top = db.top_sessions(args.top).map_err(fail)?;
     let usage = db.usage_by_model_and_task().map_err(fail)?;
-    let sessions = sql_count(ctx, &db, "SELECT count(*) FROM sessions")?;
+    let sessions = session_count(ctx, &db)?;
     let messages = db.message_count(None).map_err(fail)?;
     let out = &ctx.out;
     if out.json {
