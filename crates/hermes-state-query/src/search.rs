@@ -32,6 +32,7 @@
 //! of the user's query).
 
 mod objects;
+mod problem;
 mod scan;
 
 use std::collections::HashSet;
@@ -48,6 +49,7 @@ use crate::sanitize::sanitize_fts5_query;
 use crate::titles::escape_like;
 use crate::values::{real, text};
 pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
+pub use problem::{QueryProblem, query_problem};
 
 /// Options of a search; the defaults are the original's.
 #[derive(Debug, Clone, PartialEq, Eq)]
