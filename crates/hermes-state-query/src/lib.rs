@@ -11,6 +11,7 @@ pub mod compat;
 pub mod conversation;
 mod error;
 pub mod fts5_syntax;
+pub mod health;
 pub mod lineage;
 pub mod listing;
 pub mod messages;

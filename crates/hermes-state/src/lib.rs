@@ -10,6 +10,7 @@ mod maintenance;
 mod messages;
 pub mod paths;
 mod reads;
+mod repair;
 mod search;
 mod sessions;
 mod titles;
@@ -17,9 +18,8 @@ mod titles;
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
 pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, SessionDb};
 pub use doctor::{
-    BrokenLink, ClearedTitle, CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle,
-    FtsCheck, FtsNote, FtsRebuild, FtsTableCheck, LineageCycle, OrphanedMessages, RepairOptions,
-    RepairReport,
+    CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote,
+    FtsTableCheck, LineageCycle, OrphanedMessages,
 };
 pub use error::{Error, Result};
 pub use export::{
@@ -37,5 +37,6 @@ pub use hermes_state_types::{
     NewSession, SCHEMA_VERSION, Session, TokenUpdate,
 };
 pub use maintenance::{PruneOptions, PruneReport};
+pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 pub use rusqlite;
 pub use serde_json;
