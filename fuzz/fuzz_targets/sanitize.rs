@@ -8,7 +8,8 @@
 //! (parentheses, column filters, `NEAR(…)`).
 #![no_main]
 
-use hermes_state_query::sanitize::{is_valid_fts5_syntax, sanitize_fts5_query};
+use hermes_state_query::fts5_syntax::is_valid_fts5_syntax;
+use hermes_state_query::sanitize::sanitize_fts5_query;
 use libfuzzer_sys::fuzz_target;
 use rusqlite::Connection;
 

@@ -6,9 +6,12 @@
 //! its write path. Rows are mapped by column name, so files whose columns are
 //! in another order (upgraded files) or that carry extra columns read the same.
 
+mod code_point_ranges;
 pub mod compat;
 pub mod conversation;
 mod error;
+pub mod fts5_syntax;
+pub mod health;
 pub mod lineage;
 pub mod listing;
 pub mod messages;

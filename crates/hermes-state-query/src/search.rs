@@ -32,6 +32,7 @@
 //! of the user's query).
 
 mod objects;
+mod problem;
 mod scan;
 
 use std::collections::HashSet;
@@ -49,6 +50,7 @@ use crate::titles::escape_like;
 use crate::values::{real, text};
 use hermes_state_sqlite::names;
 pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
+pub use problem::{QueryProblem, query_problem};
 
 /// Options of a search; the defaults are the original's.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -11,6 +11,7 @@ mod maintenance;
 mod messages;
 pub mod paths;
 mod reads;
+mod repair;
 mod search;
 mod sessions;
 mod titles;
@@ -18,9 +19,8 @@ mod titles;
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
 pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, SessionDb};
 pub use doctor::{
-    BrokenLink, ClearedTitle, CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle,
-    FtsCheck, FtsNote, FtsRebuild, FtsTableCheck, LineageCycle, OrphanedMessages, RepairOptions,
-    RepairReport,
+    CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote,
+    FtsTableCheck, LineageCycle, OrphanedMessages,
 };
 pub use error::{Error, Result};
 pub use export::{
@@ -50,6 +50,7 @@ pub use hermes_state_types::{
 };
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneOptions, PruneReport};
+pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use rusqlite;

@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 
 use hermes_state::SearchOptions;
+use hermes_state::query::search::query_problem;
 
 use crate::cli::{SearchArgs, SortOrder};
 use crate::commands::to_json;
@@ -35,6 +36,11 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     }
     if hits.is_empty() {
         out.note(format!("no messages match {:?}", args.query));
+        // Search answers an unsearchable query with no results, as the
+        // original; say so, rather than let it pass for "nothing matches".
+        if let Some(problem) = query_problem(&args.query) {
+            out.note(problem.to_string());
+        }
         return Ok(());
     }
     let mut text = String::new();

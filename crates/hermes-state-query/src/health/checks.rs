@@ -1,0 +1,384 @@
+//! The checks: each one plain reads over a connection.
+
+use std::collections::{HashMap, HashSet};
+
+use hermes_state_sqlite::names;
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension};
+
+use super::{
+    CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsNote, LineageCycle,
+    OrphanedMessages,
+};
+use crate::error::{QueryContext, QueryError};
+
+type Result<T, E = QueryError> = std::result::Result<T, E>;
+
+/// Every check of this module, in one report; [`DoctorReport::fts`] stays
+/// empty (the FTS5 `integrity-check` of each table is the facade's).
+pub fn read_checks(conn: &Connection) -> Result<DoctorReport> {
+    Ok(DoctorReport {
+        integrity: integrity(conn)?,
+        fts_missing: missing_fts_objects(conn)?,
+        fts: Vec::new(),
+        counters: counter_mismatches(conn)?,
+        dangling_parents: dangling_parents(conn)?,
+        orphaned_messages: orphaned_messages(conn)?,
+        cycles: lineage_cycles(conn)?,
+        duplicate_titles: duplicate_titles(conn)?,
+        title_index_missing: title_index_missing(conn)?,
+        notes: fts_notes(conn)?,
+    })
+}
+
+/// `idx_sessions_title_unique` does not exist.
+pub fn title_index_missing(conn: &Connection) -> Result<bool> {
+    Ok(!object_exists(conn, "index", "idx_sessions_title_unique")?)
+}
+
+/// Whether `sqlite_master` has an object of this type and name.
+fn object_exists(conn: &Connection, kind: &str, name: &str) -> Result<bool> {
+    conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2)",
+        [kind, name],
+        |row| row.get(0),
+    )
+    .context("reading the schema")
+    .map_err(Into::into)
+}
+
+/// Whether `messages_fts` has a legacy layout (`schema-v23.md` §6.7): its
+/// stored SQL does not mention `tool_name` (v1–v22 generations).
+fn legacy_fts_layout(conn: &Connection) -> Result<bool> {
+    let sql: Option<String> = conn
+        .query_row(
+            "SELECT sql FROM sqlite_master WHERE name = 'messages_fts'",
+            [],
+            |row| row.get(0),
+        )
+        .optional()
+        .context("reading the schema")?
+        .flatten();
+    Ok(sql.is_some_and(|sql| !sql.contains("tool_name")))
+}
+
+/// `PRAGMA integrity_check` output: `["ok"]` when SQLite found nothing.
+pub fn integrity(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn
+        .prepare("PRAGMA integrity_check")
+        .context("checking integrity")?;
+    let rows = stmt
+        .query_map([], |r| r.get::<_, String>(0))
+        .context("checking integrity")?;
+    rows.collect::<Result<_, _>>()
+        .context("checking integrity")
+        .map_err(Into::into)
+}
+
+/// The FTS objects the file's layout needs that are missing, as
+/// `"<type> <name>"` (the optional CJK index is not needed).
+pub fn missing_fts_objects(conn: &Connection) -> Result<Vec<String>> {
+    let legacy = legacy_fts_layout(conn)?;
+    let mut wanted: Vec<(&str, &str)> =
+        vec![("table", "messages_fts"), ("table", "messages_fts_trigram")];
+    if !legacy {
+        wanted.push(("view", "messages_fts_trigram_src"));
+    }
+    wanted.extend(names::FTS_TRIGGERS.iter().map(|name| ("trigger", *name)));
+    let mut missing = Vec::new();
+    for (kind, name) in wanted {
+        if !object_exists(conn, kind, name)? {
+            missing.push(format!("{kind} {name}"));
+        }
+    }
+    Ok(missing)
+}
+
+fn meta_int(conn: &Connection, key: &str) -> Result<Option<i64>> {
+    Ok(conn
+        .query_row(
+            "SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = ?1",
+            [key],
+            |r| r.get::<_, Option<i64>>(0),
+        )
+        .optional()
+        .context("reading state_meta")?
+        .map(Option::unwrap_or_default))
+}
+
+/// Facts about the FTS storage that are not damage: the legacy layout,
+/// pending gated backfills, a stale CJK index, demoted tables awaiting
+/// teardown.
+pub fn fts_notes(conn: &Connection) -> Result<Vec<FtsNote>> {
+    let mut notes = Vec::new();
+    if legacy_fts_layout(conn)? {
+        notes.push(FtsNote::LegacyLayout);
+    }
+    if let Some(high_water) = meta_int(conn, names::REBUILD_HIGH_WATER_KEY)? {
+        notes.push(FtsNote::RebuildPending {
+            progress: meta_int(conn, names::REBUILD_PROGRESS_KEY)?,
+            high_water,
+        });
+    }
+    if let Some(high_water) = meta_int(conn, names::CJK_HIGH_WATER_KEY)? {
+        notes.push(FtsNote::CjkRebuildPending {
+            progress: meta_int(conn, names::CJK_PROGRESS_KEY)?,
+            high_water,
+        });
+    }
+    if meta_int(conn, names::CJK_STALE_KEY)?.is_some() {
+        notes.push(FtsNote::CjkStale);
+    }
+    let trash: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'fts\\_v22\\_trash\\_%' ESCAPE '\\'",
+            [],
+            |r| r.get(0),
+        )
+        .context("reading the schema")?;
+    if trash > 0 {
+        notes.push(FtsNote::TrashTables(trash as usize));
+    }
+    Ok(notes)
+}
+
+/// Number of tool calls a stored `tool_calls` value stands for, as the
+/// writers count them (`api.md` §4.3): a JSON list its length, JSON null
+/// none, anything else one.
+fn tool_calls_in(value: &SqlValue) -> i64 {
+    match value {
+        SqlValue::Null => 0,
+        SqlValue::Text(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Array(calls)) => calls.len() as i64,
+            Ok(serde_json::Value::Null) => 0,
+            _ => 1,
+        },
+        _ => 1,
+    }
+}
+
+/// Sessions whose stored counters differ from their rows. Rows archived by
+/// compaction (`compacted = 1`) are not counted: `archive_and_compact` sets
+/// the counters to the new rows only, while rewound rows (`active = 0,
+/// compacted = 0`) stay counted (`rewind_to_message` leaves the counters alone).
+pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
+    let mut real: HashMap<String, (i64, i64)> = HashMap::new();
+    {
+        let mut stmt = conn
+            .prepare(
+                "SELECT session_id, count(*) FROM messages WHERE COALESCE(compacted, 0) = 0 GROUP BY session_id",
+            )
+            .context("counting messages")?;
+        let mut rows = stmt.query([]).context("counting messages")?;
+        while let Some(row) = rows.next().context("counting messages")? {
+            real.entry(row.get(0).context("counting messages")?)
+                .or_default()
+                .0 = row.get(1).context("counting messages")?;
+        }
+    }
+    {
+        let mut stmt = conn
+            .prepare(
+                "SELECT session_id, tool_calls FROM messages WHERE tool_calls IS NOT NULL AND COALESCE(compacted, 0) = 0",
+            )
+            .context("counting tool calls")?;
+        let mut rows = stmt.query([]).context("counting tool calls")?;
+        while let Some(row) = rows.next().context("counting tool calls")? {
+            let calls = tool_calls_in(&row.get::<_, SqlValue>(1).context("counting tool calls")?);
+            real.entry(row.get(0).context("counting tool calls")?)
+                .or_default()
+                .1 += calls;
+        }
+    }
+    let mut stmt = conn
+        .prepare("SELECT id, message_count, tool_call_count FROM sessions ORDER BY rowid")
+        .context("reading sessions")?;
+    let sessions = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                integer(r.get(1)?),
+                integer(r.get(2)?),
+            ))
+        })
+        .context("reading sessions")?
+        .collect::<Result<Vec<_>, _>>()
+        .context("reading sessions")?;
+    Ok(sessions
+        .into_iter()
+        .filter_map(|(session_id, message_count, tool_call_count)| {
+            let (messages, calls) = real.get(&session_id).copied().unwrap_or_default();
+            (message_count != Some(messages) || tool_call_count != Some(calls)).then_some(
+                CounterMismatch {
+                    session_id,
+                    message_count,
+                    real_message_count: messages,
+                    tool_call_count,
+                    real_tool_call_count: calls,
+                },
+            )
+        })
+        .collect())
+}
+
+/// A stored counter as an integer; a value of another type (which no writer
+/// stores) reads as `None`, so that it is reported and repaired.
+fn integer(value: SqlValue) -> Option<i64> {
+    match value {
+        SqlValue::Integer(n) => Some(n),
+        SqlValue::Real(r) if r.fract() == 0.0 => Some(r as i64),
+        _ => None,
+    }
+}
+
+/// Sessions naming a parent that does not exist, in insertion order.
+pub fn dangling_parents(conn: &Connection) -> Result<Vec<DanglingParent>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT s.id, s.parent_session_id FROM sessions s
+             WHERE s.parent_session_id IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id)
+             ORDER BY s.rowid",
+        )
+        .context("finding dangling parents")?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(DanglingParent {
+                session_id: r.get(0)?,
+                missing_parent: r.get(1)?,
+            })
+        })
+        .context("finding dangling parents")?;
+    rows.collect::<Result<_, _>>()
+        .context("finding dangling parents")
+        .map_err(Into::into)
+}
+
+/// Messages of sessions that do not exist, by session.
+pub fn orphaned_messages(conn: &Connection) -> Result<Vec<OrphanedMessages>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT m.session_id, count(*) FROM messages m
+             WHERE NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = m.session_id)
+             GROUP BY m.session_id ORDER BY m.session_id",
+        )
+        .context("finding orphaned messages")?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(OrphanedMessages {
+                session_id: r.get(0)?,
+                messages: r.get(1)?,
+            })
+        })
+        .context("finding orphaned messages")?;
+    rows.collect::<Result<_, _>>()
+        .context("finding orphaned messages")
+        .map_err(Into::into)
+}
+
+/// Every cycle of parent links, found by walking each session's parents
+/// with a visited set (each session is walked once).
+pub fn lineage_cycles(conn: &Connection) -> Result<Vec<LineageCycle>> {
+    struct Node {
+        parent: Option<String>,
+        age: (f64, i64),
+    }
+    let mut stmt = conn
+        .prepare("SELECT id, parent_session_id, started_at, rowid FROM sessions ORDER BY rowid")
+        .context("reading lineage")?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?,
+                match r.get::<_, SqlValue>(2)? {
+                    SqlValue::Real(t) => t,
+                    SqlValue::Integer(t) => t as f64,
+                    _ => f64::INFINITY,
+                },
+                r.get::<_, i64>(3)?,
+            ))
+        })
+        .context("reading lineage")?
+        .collect::<Result<Vec<_>, _>>()
+        .context("reading lineage")?;
+    let order: Vec<String> = rows.iter().map(|(id, ..)| id.clone()).collect();
+    let nodes: HashMap<String, Node> = rows
+        .into_iter()
+        .map(|(id, parent, started, rowid)| {
+            (
+                id,
+                Node {
+                    parent,
+                    age: (started, rowid),
+                },
+            )
+        })
+        .collect();
+    let mut finished: HashSet<&str> = HashSet::new();
+    let mut cycles = Vec::new();
+    for start in &order {
+        let mut path: Vec<&str> = Vec::new();
+        let mut on_path: HashMap<&str, usize> = HashMap::new();
+        let mut current = start.as_str();
+        loop {
+            if finished.contains(current) {
+                break;
+            }
+            if let Some(&at) = on_path.get(current) {
+                let members = &path[at..];
+                let closing = members
+                    .iter()
+                    .min_by(|a, b| {
+                        nodes[**a]
+                            .age
+                            .0
+                            .total_cmp(&nodes[**b].age.0)
+                            .then(nodes[**a].age.1.cmp(&nodes[**b].age.1))
+                    })
+                    .copied()
+                    .unwrap_or(current);
+                cycles.push(LineageCycle {
+                    sessions: members.iter().map(|s| (*s).to_owned()).collect(),
+                    closing: closing.to_owned(),
+                });
+                break;
+            }
+            on_path.insert(current, path.len());
+            path.push(current);
+            match nodes[current].parent.as_deref() {
+                Some(parent) if nodes.contains_key(parent) => current = parent,
+                _ => break,
+            }
+        }
+        finished.extend(path);
+    }
+    Ok(cycles)
+}
+
+/// Non-NULL titles held by several sessions, holders in insertion order.
+pub fn duplicate_titles(conn: &Connection) -> Result<Vec<DuplicateTitle>> {
+    let mut stmt = conn
+        .prepare(
+            "SELECT title, id FROM sessions
+             WHERE title IN (SELECT title FROM sessions WHERE title IS NOT NULL GROUP BY title HAVING count(*) > 1)
+             ORDER BY title, rowid",
+        )
+        .context("finding duplicate titles")?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+        .context("finding duplicate titles")?
+        .collect::<Result<Vec<_>, _>>()
+        .context("finding duplicate titles")?;
+    let mut duplicates: Vec<DuplicateTitle> = Vec::new();
+    for (title, id) in rows {
+        match duplicates.last_mut() {
+            Some(last) if last.title == title => last.holders.push(id),
+            _ => duplicates.push(DuplicateTitle {
+                title,
+                holders: vec![id],
+            }),
+        }
+    }
+    Ok(duplicates)
+}
