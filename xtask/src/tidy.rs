@@ -100,6 +100,7 @@ pub fn check_all() -> Result<Vec<String>> {
     let metadata = metadata()?;
     let mut problems = layering_problems(&metadata);
     problems.extend(sibling_problems(&metadata));
+    problems.extend(cli_boundary_problems(&metadata)?);
     problems.extend(single_sqlite_problems(&metadata));
     problems.extend(live_file_problems()?);
     problems.extend(ddl_problems()?);
@@ -139,6 +140,67 @@ pub fn sibling_problems(metadata: &Value) -> Vec<String> {
         .filter(|name| query.contains(*name))
         .map(|name| format!("hermes-state-query depends on {name}"))
         .collect()
+}
+
+/// The command line uses the facade only (plus the shared types): its
+/// normal dependencies name no other workspace crate and no `rusqlite`, its
+/// dependency on the facade does not enable the `raw-sql` escape hatch, and
+/// its sources never reach for raw SQL or the lower crates.
+pub fn cli_boundary_problems(metadata: &Value) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let cli = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "hermes-state-cli");
+    let normal_deps = cli
+        .and_then(|p| p["dependencies"].as_array())
+        .into_iter()
+        .flatten()
+        .filter(|d| d["kind"].is_null());
+    for dep in normal_deps {
+        let name = dep["name"].as_str().unwrap_or_default();
+        let forbidden = name == "rusqlite"
+            || (name.starts_with("hermes-state")
+                && !matches!(name, "hermes-state" | "hermes-state-types"));
+        if forbidden {
+            problems.push(format!("hermes-state-cli depends on {name}"));
+        }
+        let features = dep["features"].as_array().into_iter().flatten();
+        if name == "hermes-state" && features.clone().any(|f| f == "raw-sql") {
+            problems.push("hermes-state-cli enables the facade's raw-sql feature".to_owned());
+        }
+    }
+    let src = workspace_root().join("crates/hermes-state-cli/src");
+    for entry in walk(&src)? {
+        if entry.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&entry)
+            .with_context(|| format!("reading {}", entry.display()))?;
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            let reaches_below = [
+                "rusqlite",
+                "hermes_state::schema::",
+                "hermes_state::query::",
+                "hermes_state_schema",
+                "hermes_state_query",
+                "hermes_state_sqlite",
+            ]
+            .iter()
+            .any(|name| code.contains(name))
+                || code.contains(".read(|");
+            if reaches_below {
+                problems.push(format!(
+                    "{}:{}: the command line reaches below the facade",
+                    entry.display(),
+                    number + 1
+                ));
+            }
+        }
+    }
+    Ok(problems)
 }
 
 /// Exactly one `libsqlite3-sys` in the resolved graph (refinery and rusqlite agree).
@@ -336,6 +398,15 @@ mod tests {
             "the closure is computed"
         );
         assert_eq!(sibling_problems(&metadata), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_command_line_uses_the_facade_only() {
+        let metadata = metadata().expect("cargo metadata");
+        assert_eq!(
+            cli_boundary_problems(&metadata).expect("scan"),
+            Vec::<String>::new()
+        );
     }
 
     #[test]

@@ -32,7 +32,9 @@ pub use export::{
 pub use hermes_state_query as query;
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
-pub use hermes_state_query::search::{ContextMessage, FtsCapabilities, SearchHit, SearchOptions};
+pub use hermes_state_query::search::{
+    ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
+};
 pub use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 pub use hermes_state_query::{MessagePage, QueryError, TitleError};
 /// The schema crate, for raw-SQL tests and tools (feature `raw-sql`).

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use hermes_state::SearchOptions;
-use hermes_state::query::search::query_problem;
+use hermes_state::query_problem;
 
 use crate::cli::{SearchArgs, SortOrder};
 use crate::commands::to_json;
