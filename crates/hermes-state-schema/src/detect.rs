@@ -20,7 +20,8 @@ pub const NEWEST_WRITABLE_VERSION: i64 = 25;
 pub const NEWEST_FTS_STORAGE_VERSION: i64 = hermes_state_types::FTS_STORAGE_VERSION;
 
 /// Which generation of full-text objects a file carries (`migrations.md` §1.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FtsLayout {
     /// No `messages_fts` table.
     Absent,

@@ -14,7 +14,7 @@ pub use hermes_state_sqlite::names::{
 };
 
 /// What the FTS step found and did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct FtsSetup {
     /// The layout after the step.
     pub layout: FtsLayout,

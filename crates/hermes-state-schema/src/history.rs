@@ -52,7 +52,7 @@ pub fn latest_version() -> i32 {
 }
 
 /// What [`apply`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct HistoryReport {
     /// Whether the baseline (V1) was recorded by this call.
     pub baselined: bool,

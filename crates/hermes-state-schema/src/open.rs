@@ -24,7 +24,7 @@ use hermes_state_sqlite::{retry, transaction};
 use hermes_state_types::{ErrorKind, SCHEMA_VERSION};
 
 /// What opening did to the file.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct OpenReport {
     /// The file had no schema objects: a new store was created.
     pub created: bool,

@@ -38,7 +38,7 @@ pub struct WantedTable {
 }
 
 /// A column the reconciler added.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AddedColumn {
     /// Table name.
     pub table: String,

@@ -13,7 +13,8 @@ use crate::error::{Context, SqliteError};
 pub const BUSY_TIMEOUT: Duration = Duration::from_millis(1000);
 
 /// The journal mode a writable connection ended up in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum JournalMode {
     /// Write-ahead log: concurrent readers with one writer.
     Wal,

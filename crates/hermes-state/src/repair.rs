@@ -17,7 +17,8 @@ use crate::db::{FTS_TABLES, SessionDb};
 use crate::error::{Result, WriteContext};
 
 /// Which way the repair rebuilt the FTS indexes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FtsRebuild {
     /// FTS5 `'rebuild'` in one transaction.
     OneShot,
@@ -46,7 +47,7 @@ impl Default for RepairOptions {
 }
 
 /// A parent link the repair cut to break a cycle.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct BrokenLink {
     /// The session whose `parent_session_id` was set to NULL.
     pub session_id: String,
@@ -55,7 +56,7 @@ pub struct BrokenLink {
 }
 
 /// A title the repair cleared.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ClearedTitle {
     /// The session that lost it.
     pub session_id: String,
@@ -64,7 +65,7 @@ pub struct ClearedTitle {
 }
 
 /// What [`SessionDb::repair`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct RepairReport {
     /// The FTS tables rebuilt.
     pub fts_rebuilt: Vec<String>,

@@ -112,7 +112,7 @@ pub struct ImportOptions {
 }
 
 /// What [`SessionDb::import_jsonl`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ImportReport {
     /// Sessions written (new ones and replaced ones).
     pub imported: u64,
