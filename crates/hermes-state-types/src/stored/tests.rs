@@ -152,7 +152,9 @@ proptest! {
 fn content_encodings_of_the_spec() {
     // api.md §4.2.
     assert_eq!(
-        encode_content(&Content::Structured(json!([{"type": "text", "text": "look"}]))),
+        encode_content(&Content::Structured(
+            json!([{"type": "text", "text": "look"}])
+        )),
         StoredValue::Text("\u{0}json:[{\"type\": \"text\", \"text\": \"look\"}]".to_owned())
     );
     assert_eq!(
@@ -164,8 +166,14 @@ fn content_encodings_of_the_spec() {
         StoredValue::Integer(42)
     );
     assert_eq!(encode_content(&Content::Real(4.5)), StoredValue::Real(4.5));
-    assert_eq!(encode_content(&Content::Bool(true)), StoredValue::Integer(1));
-    assert_eq!(encode_content(&Content::Bool(false)), StoredValue::Integer(0));
+    assert_eq!(
+        encode_content(&Content::Bool(true)),
+        StoredValue::Integer(1)
+    );
+    assert_eq!(
+        encode_content(&Content::Bool(false)),
+        StoredValue::Integer(0)
+    );
     assert_eq!(
         encode_content(&Content::Bytes(vec![0, 255])),
         StoredValue::Blob(vec![0, 255])
@@ -267,19 +275,35 @@ fn tool_call_encodings_of_the_spec() {
 #[test]
 fn tool_calls_decode_leniently() {
     assert_eq!(decode_tool_calls(StoredValueRef::Null), None);
-    assert_eq!(decode_tool_calls(StoredValueRef::Text(b"")), Some(json!("")));
-    assert_eq!(decode_tool_calls(StoredValueRef::Text(b"not json")), Some(json!([])));
+    assert_eq!(
+        decode_tool_calls(StoredValueRef::Text(b"")),
+        Some(json!(""))
+    );
+    assert_eq!(
+        decode_tool_calls(StoredValueRef::Text(b"not json")),
+        Some(json!([]))
+    );
     assert_eq!(
         decode_tool_calls(StoredValueRef::Text(b"[{\"id\": \"c9\"}]")),
         Some(json!([{"id": "c9"}]))
     );
-    assert_eq!(decode_tool_calls(StoredValueRef::Integer(3)), Some(json!(3)));
+    assert_eq!(
+        decode_tool_calls(StoredValueRef::Integer(3)),
+        Some(json!(3))
+    );
 }
 
 #[test]
 fn json_fields_are_stored_when_truthy() {
     assert_eq!(encode_json_field(None), None);
-    for falsy in [json!(null), json!({}), json!([]), json!(""), json!(0), json!(false)] {
+    for falsy in [
+        json!(null),
+        json!({}),
+        json!([]),
+        json!(""),
+        json!(0),
+        json!(false),
+    ] {
         assert_eq!(encode_json_field(Some(&falsy)), None, "{falsy}");
     }
     assert_eq!(

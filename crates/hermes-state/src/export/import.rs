@@ -454,9 +454,7 @@ pub(super) fn json_to_sql(value: &Value) -> std::result::Result<Cell, String> {
 pub(super) fn content_to_sql(value: Value) -> std::result::Result<Cell, String> {
     stored::content_from_json(value)
         .map(|value| Cell::Sql(values::sql_value(value)))
-        .ok_or_else(|| {
-            "decoded content must be a string, an array, an object or null".to_owned()
-        })
+        .ok_or_else(|| "decoded content must be a string, an array, an object or null".to_owned())
 }
 
 pub(super) fn apply_line(
