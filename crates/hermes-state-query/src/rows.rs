@@ -2,12 +2,12 @@
 //! name: upgraded files have their columns in other orders and may carry
 //! columns of other builds, which land in `extra`.
 
-use hermes_state_types::{Content, Message, Session};
+use hermes_state_types::{Content, Message, Session, stored};
 use rusqlite::Row;
 use rusqlite::types::ValueRef;
 use serde_json::Value;
 
-use crate::values::{integer, json, real, text};
+use crate::values::{self, integer, json, real, text};
 
 /// Builds a [`Session`] from a `SELECT *` (or wider) row of `sessions`.
 /// `columns` are the statement's column names.
@@ -123,21 +123,15 @@ fn set_message_field(m: &mut Message, name: &str, v: ValueRef<'_>) -> bool {
     true
 }
 
-/// Decodes a stored content value (`api.md` §5.1).
+/// Decodes a stored content value (`api.md` §5.1) with the types crate's
+/// codec ([`stored::decode_content`]).
 pub fn decode_content(value: ValueRef<'_>) -> Option<Content> {
-    match value {
-        ValueRef::Null => None,
-        ValueRef::Blob(bytes) => Some(Content::Bytes(bytes.to_vec())),
-        other => text(other).map(Content::decode_stored_text),
-    }
+    stored::decode_content(values::stored(value))
 }
 
-/// Parses stored `tool_calls`: non-empty text is parsed as JSON (invalid → `[]`);
-/// the empty string stays a string, as in the original.
+/// Parses stored `tool_calls` with the types crate's codec
+/// ([`stored::decode_tool_calls`]): non-empty text is parsed as JSON (invalid
+/// → `[]`); the empty string stays a string, as in the original.
 pub fn decode_tool_calls(value: ValueRef<'_>) -> Option<Value> {
-    let raw = text(value)?;
-    if raw.is_empty() {
-        return Some(Value::String(raw));
-    }
-    Some(serde_json::from_str(&raw).unwrap_or_else(|_| Value::Array(Vec::new())))
+    stored::decode_tool_calls(values::stored(value))
 }

@@ -5,20 +5,41 @@
 //! BLOB where text was expected). Reading must never fail or panic on that:
 //! each conversion here takes what SQLite holds and makes the closest value of
 //! the wanted type, the way Python's dynamic typing would hand it through.
+//!
+//! This is also the edge between rusqlite's values and the stored-value codec
+//! of the types crate ([`hermes_state_types::stored`]): [`stored`] and
+//! [`sql_value`] convert between them.
 
-use rusqlite::types::ValueRef;
+use hermes_state_types::{StoredValue, StoredValueRef};
+use rusqlite::types::{Value as SqlValue, ValueRef};
 use serde_json::Value;
 
-/// Text of any value; NULL → `None`. Invalid UTF-8 is replaced, never refused.
-pub fn text(value: ValueRef<'_>) -> Option<String> {
+/// A cell of a row as the codec of the types crate reads it.
+pub fn stored(value: ValueRef<'_>) -> StoredValueRef<'_> {
     match value {
-        ValueRef::Null => None,
-        ValueRef::Integer(i) => Some(i.to_string()),
-        ValueRef::Real(f) => Some(f.to_string()),
-        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => {
-            Some(String::from_utf8_lossy(bytes).into_owned())
-        }
+        ValueRef::Null => StoredValueRef::Null,
+        ValueRef::Integer(i) => StoredValueRef::Integer(i),
+        ValueRef::Real(f) => StoredValueRef::Real(f),
+        ValueRef::Text(bytes) => StoredValueRef::Text(bytes),
+        ValueRef::Blob(bytes) => StoredValueRef::Blob(bytes),
     }
+}
+
+/// A value the codec of the types crate encoded, to bind.
+pub fn sql_value(value: StoredValue) -> SqlValue {
+    match value {
+        StoredValue::Null => SqlValue::Null,
+        StoredValue::Integer(i) => SqlValue::Integer(i),
+        StoredValue::Real(f) => SqlValue::Real(f),
+        StoredValue::Text(text) => SqlValue::Text(text),
+        StoredValue::Blob(bytes) => SqlValue::Blob(bytes),
+    }
+}
+
+/// Text of any value; NULL → `None`. Invalid UTF-8 is replaced, never refused
+/// ([`StoredValueRef::to_text_lossy`]).
+pub fn text(value: ValueRef<'_>) -> Option<String> {
+    stored(value).to_text_lossy()
 }
 
 /// Integer of any value; text that does not parse and NULL → `None`.

@@ -3,7 +3,7 @@ use serde_json::Value;
 
 /// The content of a message, in the shapes the original store accepts.
 ///
-/// How each shape is stored (`api.md` §4.2):
+/// How each shape is stored (`api.md` §4.2; the codec is [`crate::stored`]):
 /// * [`Content::Text`]: the string itself, NUL bytes included;
 /// * [`Content::Structured`]: a JSON list or object (multimodal content), stored as
 ///   the string `"\x00json:"` followed by Python-compatible JSON text;
@@ -30,8 +30,9 @@ pub enum Content {
 }
 
 impl Content {
-    /// The marker that starts stored multimodal content: a NUL byte, then `json:`.
-    pub const JSON_PREFIX: &'static str = "\u{0}json:";
+    /// The marker that starts stored multimodal content: a NUL byte, then `json:`
+    /// ([`crate::stored::CONTENT_JSON_PREFIX`]).
+    pub const JSON_PREFIX: &'static str = crate::stored::CONTENT_JSON_PREFIX;
 
     /// The text, when this is [`Content::Text`].
     pub fn as_text(&self) -> Option<&str> {
@@ -43,15 +44,9 @@ impl Content {
 
     /// Decodes a stored TEXT value: strips the multimodal prefix and parses the
     /// JSON after it; invalid JSON after the prefix gives back the raw string, as
-    /// the original does.
+    /// the original does ([`crate::stored::decode_content_text`]).
     pub fn decode_stored_text(text: String) -> Content {
-        if let Some(Ok(value)) = text
-            .strip_prefix(Self::JSON_PREFIX)
-            .map(serde_json::from_str::<Value>)
-        {
-            return Content::Structured(value);
-        }
-        Content::Text(text)
+        crate::stored::decode_content_text(text)
     }
 }
 

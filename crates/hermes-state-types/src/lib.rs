@@ -1,9 +1,11 @@
 //! Domain types of the Hermes Agent session store (`state.db`, schema version 23).
 //!
 //! This crate is the vocabulary shared by every layer: sessions, messages, message
-//! content, token accounting, and the [`ErrorKind`] that every error of every
-//! layer maps to. It deliberately knows nothing about SQLite, so a dashboard, a
-//! protocol crate or a test harness can use the types without linking a database.
+//! content, token accounting, the [`ErrorKind`] that every error of every layer
+//! maps to, and [`stored`]: how a message's fields are stored and read back, the
+//! one codec every writer and reader calls. It deliberately knows nothing about
+//! SQLite, so a dashboard, a protocol crate or a test harness can use the types
+//! without linking a database.
 //!
 //! Field names follow the columns of the original Python store, so that the JSON
 //! form of these types (through serde) has the same keys as the original's row
@@ -14,12 +16,14 @@ mod error_kind;
 mod message;
 pub mod pyjson;
 mod session;
+pub mod stored;
 pub mod text;
 
 pub use content::Content;
 pub use error_kind::ErrorKind;
 pub use message::{ConversationMessage, Message, NewMessage};
 pub use session::{AuxiliaryUsage, NewSession, Session, TokenUpdate};
+pub use stored::{StoredValue, StoredValueRef};
 
 /// The schema version this library writes and fully understands (`schema_version.version`).
 pub const SCHEMA_VERSION: i64 = 23;

@@ -1,10 +1,11 @@
 //! Message writes and reads, clearing and deleting.
 
 use hermes_state_query::MessagePage;
-use hermes_state_types::{Content, ConversationMessage, Message, NewMessage, pyjson};
+use hermes_state_query::values::sql_value;
+use hermes_state_types::stored::{self, StoredToolCalls};
+use hermes_state_types::{ConversationMessage, Message, NewMessage};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, named_params};
-use serde_json::Value;
 
 use crate::db::{SessionDb, now};
 use crate::error::{Result, WriteContext};
@@ -219,8 +220,9 @@ fn collect_delegates(conn: &Connection, root: &str) -> Result<Vec<String>> {
     Ok(collected)
 }
 
-/// The stored forms of a message's structured fields, computed once before
-/// the write (so a retried transaction binds the same values).
+/// The stored forms of a message's structured fields (the types crate's
+/// codec, [`stored`]), computed once before the write (so a retried
+/// transaction binds the same values).
 struct EncodedMessage {
     content: SqlValue,
     tool_calls: Option<String>,
@@ -233,82 +235,23 @@ struct EncodedMessage {
 
 impl EncodedMessage {
     fn new(message: &NewMessage) -> Self {
-        let (tool_calls, tool_call_count) = message
-            .tool_calls
-            .as_ref()
-            .map_or((None, 0), encode_tool_calls);
+        let StoredToolCalls {
+            text: tool_calls,
+            count: tool_call_count,
+        } = stored::encode_tool_calls(message.tool_calls.as_ref());
         EncodedMessage {
             content: message
                 .content
                 .as_ref()
-                .map_or(SqlValue::Null, encode_content),
+                .map_or(SqlValue::Null, |c| sql_value(stored::encode_content(c))),
             tool_calls,
             tool_call_count,
-            reasoning_details: truthy_json(&message.reasoning_details),
-            codex_reasoning_items: truthy_json(&message.codex_reasoning_items),
-            codex_message_items: truthy_json(&message.codex_message_items),
-            display_metadata: truthy_json(&message.display_metadata),
+            reasoning_details: stored::encode_json_field(message.reasoning_details.as_ref()),
+            codex_reasoning_items: stored::encode_json_field(
+                message.codex_reasoning_items.as_ref(),
+            ),
+            codex_message_items: stored::encode_json_field(message.codex_message_items.as_ref()),
+            display_metadata: stored::encode_json_field(message.display_metadata.as_ref()),
         }
-    }
-}
-
-/// The stored `tool_calls` text (NULL unless truthy) and the number of calls
-/// (a list counts its entries, any other non-null value one; a JSON `null`
-/// means no calls).
-///
-/// The original parses a string given as tool calls with `json.loads`
-/// (invalid JSON → `[]`) and writes it back with `json.dumps`; that is done
-/// text to text by [`pyjson::reserialize`], which keeps what a [`Value`]
-/// cannot (integers beyond 64 bits, `-0` as `0`, `NaN` and `Infinity`,
-/// escaped lone surrogates).
-fn encode_tool_calls(value: &Value) -> (Option<String>, i64) {
-    match value {
-        Value::Null => (None, 0),
-        Value::String(text) => {
-            let Some(parsed) = pyjson::reserialize(text) else {
-                return (None, 0);
-            };
-            let count = match parsed.kind {
-                pyjson::TopLevel::Null => return (None, 0),
-                pyjson::TopLevel::Array { len } => len as i64,
-                _ => 1,
-            };
-            (parsed.truthy.then_some(parsed.text), count)
-        }
-        calls => {
-            let count = match calls {
-                Value::Array(list) => list.len() as i64,
-                _ => 1,
-            };
-            (
-                pyjson::is_truthy(calls).then(|| pyjson::to_string(calls)),
-                count,
-            )
-        }
-    }
-}
-
-fn truthy_json(value: &Option<Value>) -> Option<String> {
-    value
-        .as_ref()
-        .filter(|v| pyjson::is_truthy(v))
-        .map(pyjson::to_string)
-}
-
-/// How content is bound (`api.md` §4.2): text as is, structured content with
-/// the `"\x00json:"` prefix, scalars as numbers (TEXT affinity stores their
-/// text), bytes as a BLOB.
-fn encode_content(content: &Content) -> SqlValue {
-    match content {
-        Content::Text(text) => SqlValue::Text(text.clone()),
-        Content::Structured(value) => SqlValue::Text(format!(
-            "{}{}",
-            Content::JSON_PREFIX,
-            pyjson::to_string(value)
-        )),
-        Content::Integer(i) => SqlValue::Integer(*i),
-        Content::Real(f) => SqlValue::Real(*f),
-        Content::Bool(b) => SqlValue::Integer(i64::from(*b)),
-        Content::Bytes(bytes) => SqlValue::Blob(bytes.clone()),
     }
 }

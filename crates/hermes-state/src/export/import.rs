@@ -449,17 +449,12 @@ pub(super) fn json_to_sql(value: &Value) -> std::result::Result<Cell, String> {
     }
 }
 
-/// Decoded content back to what the store holds: text as is, an array or an
-/// object as `"\x00json:"` + Python-compatible JSON.
+/// Decoded content back to what the store holds ([`stored::content_from_json`]):
+/// text as is, an array or an object as `"\x00json:"` + Python-compatible JSON.
 pub(super) fn content_to_sql(value: Value) -> std::result::Result<Cell, String> {
-    match value {
-        Value::Null => Ok(Cell::Sql(SqlValue::Null)),
-        Value::String(text) => Ok(Cell::Sql(SqlValue::Text(text))),
-        structured @ (Value::Array(_) | Value::Object(_)) => Ok(Cell::Sql(SqlValue::Text(
-            format!("{}{}", Content::JSON_PREFIX, pyjson::to_string(&structured)),
-        ))),
-        _ => Err("decoded content must be a string, an array, an object or null".to_owned()),
-    }
+    stored::content_from_json(value)
+        .map(|value| Cell::Sql(values::sql_value(value)))
+        .ok_or_else(|| "decoded content must be a string, an array, an object or null".to_owned())
 }
 
 pub(super) fn apply_line(

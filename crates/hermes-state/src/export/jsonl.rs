@@ -111,7 +111,8 @@ impl<W: Write> LineWriter<W> {
     }
 }
 
-/// The keys of a table's columns in a line, and which column is decoded content.
+/// The keys of a table's columns in a line, and which column is decoded content
+/// (written decoded where that is lossless: [`stored::content_to_json`]).
 pub(super) struct LineColumns {
     keys: Vec<String>,
     content: Option<usize>,
@@ -132,7 +133,7 @@ impl LineColumns {
         for (index, key) in self.keys.iter().enumerate() {
             let value = row.get_ref(index).context("reading a row to export")?;
             if Some(index) == self.content {
-                match decoded_content(value) {
+                match stored::content_to_json(values::stored(value)) {
                     Some(decoded) => line.insert(key.clone(), decoded),
                     None => line.insert(format!("${key}"), sql_to_json(value)),
                 };
@@ -171,27 +172,6 @@ pub(super) fn sql_to_json(value: ValueRef<'_>) -> Value {
             Err(_) => tagged("text_hex", hex(bytes)),
         },
         ValueRef::Blob(bytes) => tagged("blob", hex(bytes)),
-    }
-}
-
-/// Message content decoded, when that is lossless: NULL → `null`; UTF-8 text
-/// → the string, except multimodal content whose JSON re-encodes to exactly
-/// the stored text → that array or object. `None`: use the plain encoding.
-pub(super) fn decoded_content(value: ValueRef<'_>) -> Option<Value> {
-    match value {
-        ValueRef::Null => Some(Value::Null),
-        ValueRef::Text(bytes) => {
-            let text = std::str::from_utf8(bytes).ok()?;
-            if let Some(json) = text.strip_prefix(Content::JSON_PREFIX)
-                && let Ok(parsed) = serde_json::from_str::<Value>(json)
-                && (parsed.is_array() || parsed.is_object())
-                && pyjson::to_string(&parsed) == json
-            {
-                return Some(parsed);
-            }
-            Some(Value::String(text.to_owned()))
-        }
-        _ => None,
     }
 }
 

@@ -21,10 +21,10 @@ use std::path::PathBuf;
 
 use hermes_state_query::MessagePage;
 use hermes_state_query::rows::session_from_row;
-use hermes_state_query::values::real;
+use hermes_state_query::values::{self, real};
 use hermes_state_schema::SchemaError;
 use hermes_state_schema::reconcile::quote_identifier;
-use hermes_state_types::{Content, Message, SCHEMA_VERSION, Session, pyjson};
+use hermes_state_types::{Message, SCHEMA_VERSION, Session, pyjson, stored};
 use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};
 use serde_json::{Map, Value};
