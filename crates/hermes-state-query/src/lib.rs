@@ -9,6 +9,7 @@
 mod code_point_ranges;
 pub mod compat;
 pub mod conversation;
+pub mod coordination;
 mod error;
 pub mod fts5_syntax;
 pub mod health;

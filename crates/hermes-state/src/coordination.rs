@@ -1,5 +1,6 @@
-//! Coordination tables: compression locks, the gateway routing map, async
-//! delegations and `state_meta` writes (`api.md` §12).
+//! Writing the coordination tables: compression locks, the gateway routing
+//! map, async delegations and `state_meta` (`api.md` §12). Their reads are
+//! `hermes_state_query::coordination`, called here under the handle's mutex.
 //!
 //! None of these tables references `sessions`: a lock, a routing entry or a
 //! delegation may name a session id that has no row, and deleting or pruning
@@ -7,36 +8,29 @@
 
 use std::collections::BTreeMap;
 
+use hermes_state_query::coordination as query;
+/// The row types of the reads, re-exported by the crate under their old names.
+pub use hermes_state_query::coordination::{Delegation, DelegationFilter};
 use hermes_state_schema::ddl;
-use rusqlite::{Connection, OptionalExtension, Row, named_params};
+use rusqlite::{Connection, named_params};
 
 use crate::db::{SessionDb, now};
 use crate::error::{Error, Result, WriteContext};
 
-const LOCK_STATE: &str =
-    "SELECT holder, expires_at < ?2 FROM compression_locks WHERE session_id = ?1";
 const DELETE_LOCK: &str = "DELETE FROM compression_locks WHERE session_id = ?1";
 const INSERT_LOCK: &str = "INSERT OR IGNORE INTO compression_locks (session_id, holder, acquired_at, expires_at) VALUES (?1, ?2, ?3, ?4)";
-const LOCK_HOLDER: &str = "SELECT holder FROM compression_locks WHERE session_id = ?1";
 const REFRESH_LOCK: &str = "UPDATE compression_locks SET expires_at = ?1 WHERE session_id = ?2 AND holder = ?3 AND expires_at >= ?4";
 const RELEASE_LOCK: &str = "DELETE FROM compression_locks WHERE session_id = ?1 AND holder = ?2";
-const LIVE_LOCK_HOLDER: &str =
-    "SELECT holder FROM compression_locks WHERE session_id = ?1 AND expires_at >= ?2";
 
 const UPSERT_ROUTE: &str = "INSERT INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES (?1, ?2, ?3, ?4)
 ON CONFLICT(scope, session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at = excluded.updated_at";
 const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = ?1";
 const DELETE_ROUTE: &str = "DELETE FROM gateway_routing WHERE scope = ?1 AND session_key = ?2";
-const LOAD_ROUTES: &str =
-    "SELECT session_key, entry_json FROM gateway_routing WHERE scope = ?1 ORDER BY session_key";
 
 const INSERT_DELEGATION: &str = "INSERT INTO async_delegations (delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, updated_at, event_json, task_json, owner_pid, owner_started_at)
 VALUES (:id, :origin, :origin_ui, :parent, :state, :now, :now, :event_json, :task_json, :owner_pid, :owner_started_at)";
 const UPDATE_DELEGATION_STATE: &str = "UPDATE async_delegations SET state = ?2, event_json = COALESCE(?3, event_json), updated_at = ?4 WHERE delegation_id = ?1";
 const FINISH_DELEGATION: &str = "UPDATE async_delegations SET state = ?2, result_json = COALESCE(?3, result_json), completed_at = ?4, updated_at = ?4 WHERE delegation_id = ?1";
-/// Every column of `async_delegations` in v23 table order; rows written by
-/// newer subsystems may carry more columns, which are not read.
-const DELEGATION_COLUMNS: &str = "delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, completed_at, updated_at, event_json, result_json, delivery_state, delivery_attempts, delivered_at, owner_pid, owner_started_at, task_json, delivery_claim, delivery_claimed_at";
 
 impl SessionDb {
     /// Tries to take the compression lock of a session for `holder`, for
@@ -129,14 +123,11 @@ impl SessionDb {
             return Ok(None);
         }
         self.read(|conn| {
-            conn.query_row(
-                LIVE_LOCK_HOLDER,
-                rusqlite::params![session_id, now()],
-                |row| row.get(0),
-            )
-            .optional()
-            .context("reading a compression lock")
-            .map_err(Into::into)
+            Ok(query::live_compression_lock_holder(
+                conn,
+                session_id,
+                now(),
+            )?)
         })
     }
 
@@ -208,17 +199,7 @@ impl SessionDb {
     /// (byte order of the UTF-8 text, SQLite's `BINARY` collation). The
     /// original returns a `dict` in the table's index order, which is the same.
     pub fn load_gateway_routing_entries(&self, scope: &str) -> Result<BTreeMap<String, String>> {
-        self.read(|conn| {
-            let mut stmt = conn
-                .prepare_cached(LOAD_ROUTES)
-                .context("loading the gateway routing entries")?;
-            let rows = stmt
-                .query_map([scope], |row| Ok((row.get(0)?, row.get(1)?)))
-                .context("loading the gateway routing entries")?;
-            rows.collect::<Result<BTreeMap<_, _>, _>>()
-                .context("loading the gateway routing entries")
-                .map_err(Into::into)
-        })
+        self.read(|conn| Ok(query::gateway_routing_entries(conn, scope)?))
     }
 
     /// Deletes the routing entries of `scope` with the given keys, in one
@@ -324,24 +305,13 @@ impl SessionDb {
 
     /// One delegation, or `None` for an unknown id.
     pub fn get_delegation(&self, delegation_id: &str) -> Result<Option<Delegation>> {
-        self.read(|conn| {
-            conn.query_row(
-                &format!(
-                    "SELECT {DELEGATION_COLUMNS} FROM async_delegations WHERE delegation_id = ?1"
-                ),
-                [delegation_id],
-                Delegation::from_row,
-            )
-            .optional()
-            .context("reading a delegation")
-            .map_err(Into::into)
-        })
+        self.read(|conn| Ok(query::get_delegation(conn, delegation_id)?))
     }
 
     /// The delegations matching every given field of `filter` (all of them
     /// for the default filter), oldest dispatch first, ties by id.
     pub fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>> {
-        self.read(|conn| list_delegations(conn, filter))
+        self.read(|conn| Ok(query::list_delegations(conn, filter)?))
     }
 
     /// Sets a `state_meta` value (`api.md` §12.4), replacing any previous one.
@@ -363,14 +333,8 @@ fn acquire_lock(
 ) -> Result<bool> {
     const WHAT: &str = "acquiring a compression lock";
     let now = now();
-    let existing: Option<(String, bool)> = conn
-        .query_row(LOCK_STATE, rusqlite::params![session_id, now], |row| {
-            Ok((row.get(0)?, row.get::<_, Option<bool>>(1)?.unwrap_or(false)))
-        })
-        .optional()
-        .context(WHAT)?;
-    if let Some((current, expired)) = existing
-        && (expired || holder_process_is_dead(&current))
+    if let Some(lock) = query::compression_lock(conn, session_id, now)?
+        && (lock.expired || holder_process_is_dead(&lock.holder))
     {
         conn.execute(DELETE_LOCK, [session_id]).context(WHAT)?;
     }
@@ -379,10 +343,7 @@ fn acquire_lock(
         rusqlite::params![session_id, holder, now, now + ttl_seconds],
     )
     .context(WHAT)?;
-    let current: Option<String> = conn
-        .query_row(LOCK_HOLDER, [session_id], |row| row.get(0))
-        .optional()
-        .context(WHAT)?;
+    let current = query::compression_lock_holder(conn, session_id)?;
     Ok(current.as_deref() == Some(holder))
 }
 
@@ -431,106 +392,6 @@ fn process_is_gone(_pid: u32) -> bool {
     false
 }
 
-fn list_delegations(conn: &Connection, filter: &DelegationFilter) -> Result<Vec<Delegation>> {
-    const WHAT: &str = "listing delegations";
-    let mut sql = format!("SELECT {DELEGATION_COLUMNS} FROM async_delegations WHERE 1 = 1");
-    let mut params: Vec<&str> = Vec::new();
-    for (column, value) in [
-        ("state", &filter.state),
-        ("delivery_state", &filter.delivery_state),
-        ("origin_session", &filter.origin_session),
-    ] {
-        if let Some(value) = value {
-            params.push(value);
-            sql.push_str(&format!(" AND {column} = ?{}", params.len()));
-        }
-    }
-    sql.push_str(" ORDER BY dispatched_at, delegation_id");
-    let mut stmt = conn.prepare(&sql).context(WHAT)?;
-    let rows = stmt
-        .query_map(rusqlite::params_from_iter(params), Delegation::from_row)
-        .context(WHAT)?;
-    rows.collect::<Result<Vec<_>, _>>()
-        .context(WHAT)
-        .map_err(Into::into)
-}
-
-/// One row of `async_delegations` (`schema-v23.md` §4.8).
-///
-/// **Beyond the original:** the v23 Python store only creates this table;
-/// rows are written by Hermes' delegation subsystem (background subagent
-/// runs whose results are delivered back to the conversation that started
-/// them), on its own connections. This port offers a small typed API over
-/// the exact v23 columns so Rust callers can record, update, finish and list
-/// delegations in the same file. Delegations reference sessions by id only
-/// (no foreign key): deleting or pruning sessions never touches them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Delegation {
-    /// Primary key, chosen by the dispatcher.
-    pub delegation_id: String,
-    /// The session that dispatched the delegation (the one to report back to).
-    pub origin_session: String,
-    /// The UI (desktop/web) session id of the origin, `''` when none.
-    pub origin_ui_session_id: String,
-    /// The parent agent session the delegated child runs under, if any.
-    pub parent_session_id: Option<String>,
-    /// Lifecycle state as the subsystem names it (e.g. `queued`, `running`,
-    /// `completed`, `error`).
-    pub state: String,
-    /// When it was dispatched (Unix seconds).
-    pub dispatched_at: f64,
-    /// When it finished; `None` while running.
-    pub completed_at: Option<f64>,
-    /// Last change of the row (Unix seconds).
-    pub updated_at: f64,
-    /// The latest progress or completion event, as JSON text.
-    pub event_json: Option<String>,
-    /// The final result, as JSON text.
-    pub result_json: Option<String>,
-    /// Delivery of the result to the origin session: `pending` (default),
-    /// `delivered`, or another state of the delivery side.
-    pub delivery_state: String,
-    /// How many deliveries were attempted.
-    pub delivery_attempts: i64,
-    /// When the result was delivered.
-    pub delivered_at: Option<f64>,
-    /// The process running the delegation, to detect orphans.
-    pub owner_pid: Option<i64>,
-    /// That process's start time, to tell a reused pid apart.
-    pub owner_started_at: Option<i64>,
-    /// The task (goal, context, toolsets, …), as JSON text.
-    pub task_json: Option<String>,
-    /// The id of the worker that claimed the delivery, while it delivers.
-    pub delivery_claim: Option<String>,
-    /// When that claim was taken.
-    pub delivery_claimed_at: Option<f64>,
-}
-
-impl Delegation {
-    fn from_row(row: &Row<'_>) -> rusqlite::Result<Delegation> {
-        Ok(Delegation {
-            delegation_id: row.get(0)?,
-            origin_session: row.get(1)?,
-            origin_ui_session_id: row.get(2)?,
-            parent_session_id: row.get(3)?,
-            state: row.get(4)?,
-            dispatched_at: row.get(5)?,
-            completed_at: row.get(6)?,
-            updated_at: row.get(7)?,
-            event_json: row.get(8)?,
-            result_json: row.get(9)?,
-            delivery_state: row.get(10)?,
-            delivery_attempts: row.get(11)?,
-            delivered_at: row.get(12)?,
-            owner_pid: row.get(13)?,
-            owner_started_at: row.get(14)?,
-            task_json: row.get(15)?,
-            delivery_claim: row.get(16)?,
-            delivery_claimed_at: row.get(17)?,
-        })
-    }
-}
-
 /// The arguments of [`SessionDb::record_delegation`]; see [`Delegation`] for
 /// what each column means. Build it with [`NewDelegation::new`] and set the
 /// optional fields directly.
@@ -571,18 +432,6 @@ impl NewDelegation {
             ..NewDelegation::default()
         }
     }
-}
-
-/// Which delegations [`SessionDb::list_delegations`] returns: every field
-/// that is set must match exactly; the default filter matches all.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DelegationFilter {
-    /// Only this `state`.
-    pub state: Option<String>,
-    /// Only this `delivery_state`.
-    pub delivery_state: Option<String>,
-    /// Only delegations dispatched by this session.
-    pub origin_session: Option<String>,
 }
 
 #[cfg(test)]
