@@ -1,6 +1,6 @@
 //! Session writes: create, end, reopen, token and cost accounting.
 
-use hermes_state_types::{AuxiliaryUsage, NewSession, Session, TokenUpdate, pyjson};
+use hermes_state_types::{AuxiliaryUsage, NewSession, Session, TokenUpdate, stored};
 use rusqlite::{Connection, OptionalExtension, named_params};
 
 use crate::db::{SessionDb, now};
@@ -52,11 +52,7 @@ impl SessionDb {
     ///
     /// Errors: [`Error::SessionNotFound`] when the parent does not exist (nothing written).
     pub fn create_session(&self, session: &NewSession) -> Result<String> {
-        let model_config = session
-            .model_config
-            .as_ref()
-            .filter(|v| pyjson::is_truthy(v))
-            .map(pyjson::to_string);
+        let model_config = stored::encode_json_field(session.model_config.as_ref());
         self.write("creating a session", |conn| {
             let parent = session.parent_session_id.as_deref().filter(|p| !p.is_empty());
             conn.prepare_cached(UPSERT_SESSION)
