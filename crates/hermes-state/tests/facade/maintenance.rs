@@ -1,44 +1,15 @@
 //! Pruning, vacuum, FTS upkeep and online backups.
-#![allow(missing_docs)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use hermes_state::rusqlite::Connection;
 use hermes_state::{ErrorKind, NewMessage, NewSession, PruneOptions, SessionDb, TokenUpdate};
 use serde_json::json;
 
-struct Store {
-    db: SessionDb,
-    path: PathBuf,
-    dir: tempfile::TempDir,
-}
-
-fn store() -> Store {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("state.db");
-    let db = SessionDb::open(&path).expect("open");
-    Store { db, path, dir }
-}
-
-/// A second connection for setup and checks; it registers the CJK
-/// tokenizer so the FTS triggers and integrity checks can run.
-fn raw(path: &Path) -> Connection {
-    let conn = Connection::open(path).expect("raw connection");
-    conn.busy_timeout(Duration::from_secs(10))
-        .expect("busy timeout");
-    conn.pragma_update(None, "foreign_keys", "ON")
-        .expect("foreign keys");
-    hermes_state::schema::connection::register_tokenizers(&conn);
-    conn
-}
-
-fn count(conn: &Connection, sql: &str) -> i64 {
-    conn.query_row(sql, [], |row| row.get(0))
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
+use crate::common::{Store, count, setup_connection, unix_now};
 
 fn ids(conn: &Connection) -> Vec<String> {
     let mut stmt = conn
@@ -48,13 +19,6 @@ fn ids(conn: &Connection) -> Vec<String> {
         .expect("query")
         .collect::<Result<_, _>>()
         .expect("ids")
-}
-
-fn now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("clock")
-        .as_secs_f64()
 }
 
 fn say(db: &SessionDb, session: &str, text: &str) {
@@ -76,7 +40,7 @@ fn prune(db: &SessionDb, days: Option<f64>, source: Option<&str>) -> Vec<String>
 
 /// The measured example of `api.md` §11.3.
 fn measured_example() -> Store {
-    let s = store();
+    let s = Store::new();
     let db = &s.db;
     db.create_session(&NewSession::new("parent", "cli"))
         .expect("parent");
@@ -109,10 +73,10 @@ fn measured_example() -> Store {
     for id in ["parent", "delegate", "tg", "new"] {
         db.end_session(id, "user_exit").expect("end");
     }
-    raw(&s.path)
+    setup_connection(&s.path)
         .execute(
             "UPDATE sessions SET started_at = ?1 WHERE id IN ('parent', 'child', 'delegate', 'live_old', 'tg')",
-            [now() - 100.0 * 86_400.0],
+            [unix_now() - 100.0 * 86_400.0],
         )
         .expect("backdate");
     s
@@ -121,7 +85,7 @@ fn measured_example() -> Store {
 #[test]
 fn prune_follows_the_measured_example() {
     let s = measured_example();
-    let conn = raw(&s.path);
+    let conn = setup_connection(&s.path);
     let zebra = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'zebra'";
     let trigram =
         "SELECT count(*) FROM messages_fts_trigram WHERE messages_fts_trigram MATCH 'zebra'";
@@ -177,7 +141,7 @@ fn prune_never_deletes_children_that_are_not_candidates() {
         prune(&s.db, None, None),
         ["delegate", "parent", "tg", "new"]
     );
-    let conn = raw(&s.path);
+    let conn = setup_connection(&s.path);
     assert_eq!(ids(&conn), ["child", "live_delegate", "live_old"]);
     assert_eq!(
         count(
@@ -191,7 +155,7 @@ fn prune_never_deletes_children_that_are_not_candidates() {
 #[test]
 fn dry_run_lists_and_writes_nothing() {
     let s = measured_example();
-    let conn = raw(&s.path);
+    let conn = setup_connection(&s.path);
     let data_version = || count(&conn, "PRAGMA data_version");
     let version = data_version();
     let report =
@@ -257,7 +221,7 @@ fn file_bytes(path: &Path) -> u64 {
 
 #[test]
 fn vacuum_after_a_prune_gives_the_space_back() {
-    let s = store();
+    let s = Store::new();
     s.db.create_session(&NewSession::new("old", "cli"))
         .expect("old");
     s.db.create_session(&NewSession::new("keep", "cli"))
@@ -273,7 +237,7 @@ fn vacuum_after_a_prune_gives_the_space_back() {
     s.db.end_session("old", "user_exit").expect("end");
     assert_eq!(prune(&s.db, None, None), ["old"]);
 
-    let conn = raw(&s.path);
+    let conn = setup_connection(&s.path);
     let fts_tables = count(
         &conn,
         "SELECT count(*) FROM sqlite_master WHERE name IN ('messages_fts', 'messages_fts_trigram', 'messages_fts_cjk')",
@@ -286,7 +250,7 @@ fn vacuum_after_a_prune_gives_the_space_back() {
         after * 4 < before,
         "vacuum shrinks the store: {before} → {after} bytes"
     );
-    let conn = raw(&s.path);
+    let conn = setup_connection(&s.path);
     assert_eq!(count(&conn, "PRAGMA freelist_count"), 0);
     assert_eq!(
         count(
@@ -313,7 +277,7 @@ fn vacuum_after_a_prune_gives_the_space_back() {
 
 #[test]
 fn backup_is_a_consistent_copy_while_another_writer_appends() {
-    let s = store();
+    let s = Store::new();
     for id in ["a", "b"] {
         s.db.create_session(&NewSession::new(id, "cli"))
             .expect("create");
@@ -364,7 +328,7 @@ fn backup_is_a_consistent_copy_while_another_writer_appends() {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
-    let copy = raw(&target);
+    let copy = setup_connection(&target);
     let integrity: String = copy
         .query_row("PRAGMA integrity_check", [], |row| row.get(0))
         .expect("integrity");
@@ -384,7 +348,7 @@ fn backup_is_a_consistent_copy_while_another_writer_appends() {
         0
     );
     // A prefix of the live store: every row up to its newest id, no more.
-    let live = raw(&s.path);
+    let live = setup_connection(&s.path);
     let copied = count(&copy, "SELECT count(*) FROM messages");
     let newest = count(&copy, "SELECT max(id) FROM messages");
     assert!(copied >= 400 + 40, "the copy holds the writer's first rows");
@@ -411,7 +375,7 @@ fn backup_is_a_consistent_copy_while_another_writer_appends() {
 
 #[test]
 fn backup_refuses_an_existing_target() {
-    let s = store();
+    let s = Store::new();
     let target = s.dir.path().join("exists.db");
     std::fs::write(&target, b"precious").expect("file");
     let error = s.db.backup_to(&target).expect_err("exists");

@@ -1,15 +1,26 @@
 //! `SessionDb::open_default` resolves `$HERMES_HOME/state.db` and creates the
-//! folder. One test per binary: it changes the process environment.
-#![allow(missing_docs)]
+//! folder. The test changes the process environment, so it runs in a
+//! process of its own (`common::in_own_process`): no other test of this
+//! binary reads the environment while it changes.
 
 use hermes_state::SessionDb;
 
+use crate::common::in_own_process;
+
 #[test]
 fn open_default_uses_hermes_home_and_creates_the_folder() {
+    in_own_process(
+        module_path!(),
+        "open_default_uses_hermes_home_and_creates_the_folder",
+        open_default_in_this_process,
+    );
+}
+
+fn open_default_in_this_process() {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("nested").join("hermes-home");
-    // SAFETY: this test binary has a single test, so no other thread reads
-    // the environment while it is changed.
+    // SAFETY: this process runs this one test only (`in_own_process`), so no
+    // other thread reads the environment while it is changed.
     unsafe { std::env::set_var("HERMES_HOME", format!("  {}  ", home.display())) };
     assert_eq!(
         hermes_state::paths::hermes_home().expect("home"),

@@ -4,14 +4,16 @@
 //!
 //! The test binary re-runs itself as the child processes (the ignored
 //! `opener_child` test, selected by name).
-#![allow(missing_docs, clippy::print_stdout)]
+#![allow(clippy::print_stdout)]
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use hermes_state::{SearchOptions, SessionDb};
 use xtask::fixtures::{Shape, write_fixture};
+
+use crate::common::child_test;
 
 const CHILD_DB: &str = "HERMES_STATE_TEST_OPEN_DB";
 
@@ -31,14 +33,7 @@ fn opener_child() {
 }
 
 fn spawn_opener(path: &Path) -> Child {
-    Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "opener_child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    child_test(module_path!(), "opener_child")
         .env(CHILD_DB, path)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -2,8 +2,6 @@
 //! healthy; each kind of damage is found, repaired, and the store is healthy
 //! again with every message row byte-identical.
 
-#![allow(missing_docs)]
-
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 

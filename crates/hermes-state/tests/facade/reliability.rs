@@ -6,7 +6,7 @@
 //! moments while others keep writing) and `full_disk` (a real ENOSPC on a
 //! tmpfs the test mounts). Longer versions run with `cargo test -p
 //! hermes-state --test reliability -- --ignored soak` (see docs/RELIABILITY.md).
-#![allow(missing_docs, clippy::print_stdout, clippy::print_stderr)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 use hermes_state::{ErrorKind, NewMessage, NewSession, SearchOptions, SessionDb};
 use serde_json::json;
 
+use crate::common::{assert_selects_one_ignored_test, child_test, test_name};
+
 const ROLE: &str = "HERMES_STATE_RELIABILITY_ROLE";
 const DB: &str = "HERMES_STATE_RELIABILITY_DB";
 const SESSION: &str = "HERMES_STATE_RELIABILITY_SESSION";
@@ -23,9 +25,7 @@ const COUNT: &str = "HERMES_STATE_RELIABILITY_COUNT";
 /// A path whose existence tells a child to stop (instead of COUNT).
 const STOP: &str = "HERMES_STATE_RELIABILITY_STOP";
 
-#[path = "reliability/full_disk.rs"]
 mod full_disk;
-#[path = "reliability/kill_storm.rs"]
 mod kill_storm;
 
 /// The child process: `writer` appends COUNT messages and prints `ACK <id>`
@@ -105,17 +105,8 @@ fn child() {
 
 /// The test binary re-run as a child of the given role, on the store at `path`.
 fn child_command(role: &str, path: &Path) -> Command {
-    let mut command = Command::new(std::env::current_exe().expect("test binary"));
-    command
-        .args([
-            "child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(ROLE, role)
-        .env(DB, path);
+    let mut command = child_test(module_path!(), "child");
+    command.env(ROLE, role).env(DB, path);
     command
 }
 
@@ -242,10 +233,12 @@ fn a_file_size_limit_gives_a_typed_error_and_keeps_the_store_intact() {
     let path = dir.path().join("state.db");
     drop(SessionDb::open(&path).expect("create"));
     let exe = std::env::current_exe().expect("test binary");
+    let child = test_name(module_path!(), "child");
+    assert_selects_one_ignored_test(&child);
     // 64 MiB limit (ulimit -f counts 512-byte blocks); SIGXFSZ ignored so the
     // write fails with EFBIG instead of killing the process.
     let script = format!(
-        "trap '' XFSZ; ulimit -f 131072; exec \"{}\" child --exact --ignored --nocapture --test-threads=1",
+        "trap '' XFSZ; ulimit -f 131072; exec \"{}\" {child} --exact --ignored --nocapture --test-threads=1",
         exe.display()
     );
     let output = Command::new("sh")

@@ -3,12 +3,12 @@
 //! The test re-runs its own binary as child processes (the `writer_child`
 //! test, ignored unless asked for by name), so the writers really are separate
 //! processes with their own connections and POSIX locks.
-#![allow(missing_docs, clippy::print_stdout)]
-
-use std::process::Command;
+#![allow(clippy::print_stdout)]
 
 use hermes_state::{NewMessage, NewSession, SessionDb};
 use serde_json::json;
+
+use crate::common::child_test;
 
 const CHILD_DB: &str = "HERMES_STATE_TEST_CHILD_DB";
 const CHILD_SESSION: &str = "HERMES_STATE_TEST_CHILD_SESSION";
@@ -50,18 +50,10 @@ fn spawn_writers(
     writers: usize,
     count: usize,
 ) -> Vec<(String, Vec<i64>)> {
-    let exe = std::env::current_exe().expect("test binary");
     let children: Vec<_> = (0..writers)
         .map(|w| {
             let session = format!("writer-{w}");
-            let child = Command::new(&exe)
-                .args([
-                    "writer_child",
-                    "--exact",
-                    "--ignored",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
+            let child = child_test(module_path!(), "writer_child")
                 .env(CHILD_DB, db_path)
                 .env(CHILD_SESSION, &session)
                 .env(CHILD_COUNT, count.to_string())

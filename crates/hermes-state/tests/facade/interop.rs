@@ -3,7 +3,6 @@
 //! applies the original's tokenizer-absent rule, writes a message; then this
 //! library reopens the file, leaves the stale CJK index alone (no trigger is
 //! handed back to the original), and still finds everything (trigram route).
-#![allow(missing_docs)]
 
 use std::process::Command;
 
@@ -39,7 +38,7 @@ fn a_store_written_here_round_trips_through_python() {
     }
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/interop/original_reads.py"
+        "/tests/facade/interop/original_reads.py"
     );
     let output = Command::new("python3")
         .arg(script)

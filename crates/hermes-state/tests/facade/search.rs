@@ -1,7 +1,6 @@
 //! `search_messages` against the measured examples of `api.md` §8.6, with
 //! the built-in CJK index serving (the spec's "with the CJK index serving"
 //! results apply to CJK queries).
-#![allow(missing_docs)]
 
 use hermes_state::{NewMessage, NewSession, SearchOptions, SessionDb};
 use serde_json::json;

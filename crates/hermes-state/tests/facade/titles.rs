@@ -1,38 +1,14 @@
 //! Title writes through the facade (`api.md` §6.2): normalisation, the
 //! uniqueness rule and its compression-ancestor transfer, clearing, unknown
 //! ids, the length limit, `set_auto_title_if_empty`, and the unique index.
-#![allow(missing_docs)]
-
-use std::path::PathBuf;
 
 use hermes_state::rusqlite::{self, Connection, OpenFlags};
-use hermes_state::{ErrorKind, NewSession, SessionDb};
+use hermes_state::{ErrorKind, NewSession};
 
-/// A writable store in its own temporary folder.
-struct Store {
-    db: SessionDb,
-    path: PathBuf,
-    _dir: tempfile::TempDir,
-}
+use crate::common::Store;
 
+/// Title shorthands on the shared store.
 impl Store {
-    fn new() -> Store {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("state.db");
-        let db = SessionDb::open(&path).expect("open a fresh store");
-        Store {
-            db,
-            path,
-            _dir: dir,
-        }
-    }
-
-    fn session(&self, id: &str) {
-        self.db
-            .create_session(&NewSession::new(id, "cli"))
-            .expect("create_session");
-    }
-
     fn child(&self, id: &str, parent: &str) {
         self.db
             .create_session(&NewSession::new(id, "cli").parent_session_id(parent))

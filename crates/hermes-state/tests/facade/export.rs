@@ -2,56 +2,22 @@
 //! the JSONL format's lossless round trip, imports into stores that already
 //! hold some of the sessions, refused files, and the streaming export's
 //! bounded memory (measured in child processes).
-#![allow(missing_docs, clippy::print_stdout)]
+#![allow(clippy::print_stdout)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use hermes_state::rusqlite::Connection;
 use hermes_state::{
     Content, ErrorKind, ExportFilter, ImportOptions, ImportReport, NewMessage, NewSession,
     SessionDb, TokenUpdate,
 };
 use serde_json::{Map, Value, json};
 
+use crate::common::{Store, child_test, count, setup_connection};
+
 // ---------------------------------------------------------------------------
 // Fixtures
-
-struct Store {
-    db: SessionDb,
-    path: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-fn store() -> Store {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("state.db");
-    let db = SessionDb::open(&path).expect("open");
-    Store {
-        db,
-        path,
-        _dir: dir,
-    }
-}
-
-/// A second connection for setup the API has no method for; it registers the
-/// CJK tokenizer so the FTS triggers of `messages` can run.
-fn raw(path: &Path) -> Connection {
-    let conn = Connection::open(path).expect("raw connection");
-    conn.busy_timeout(std::time::Duration::from_secs(10))
-        .expect("busy timeout");
-    conn.pragma_update(None, "foreign_keys", "ON")
-        .expect("foreign keys");
-    hermes_state::schema::connection::register_tokenizers(&conn);
-    conn
-}
-
-fn count(conn: &Connection, sql: &str) -> i64 {
-    conn.query_row(sql, [], |row| row.get(0))
-        .unwrap_or_else(|e| panic!("{sql}: {e}"))
-}
 
 fn say(db: &SessionDb, session: &str, role: &str, content: impl Into<Content>) -> i64 {
     db.append_message(&NewMessage::new(session, role).content(content))
@@ -63,7 +29,7 @@ fn say(db: &SessionDb, session: &str, role: &str, content: impl Into<Content>) -
 /// empty `reasoning_content` too), multimodal content, CJK, emoji, NUL, a
 /// BLOB, an inactive row, usage counters and JSON columns.
 fn rich_store() -> Store {
-    let s = store();
+    let s = Store::new();
     let db = &s.db;
     db.create_session(
         &NewSession::new("root", "cli")
@@ -158,7 +124,7 @@ fn rich_store() -> Store {
     say(db, "cjk", "user", Content::Integer(42));
     let rewound = say(db, "cjk", "user", "rewound away");
 
-    let conn = raw(&s.path);
+    let conn = setup_connection(&s.path);
     conn.execute(
         "UPDATE messages SET active = 0, compacted = 1 WHERE id = ?1",
         [rewound],
@@ -256,7 +222,7 @@ fn export_session_is_the_row_then_its_active_messages() {
 #[test]
 fn export_all_orders_by_last_activity_and_filters_by_source() {
     let s = rich_store();
-    let conn = raw(&s.path);
+    let conn = setup_connection(&s.path);
     // Make the activity order differ from the creation order.
     conn.execute(
         "UPDATE messages SET timestamp = 4e9 WHERE session_id = 'root' AND role = 'tool'",
@@ -372,7 +338,7 @@ fn export_import_export_is_byte_identical() {
     let s = rich_store();
     let first = export(&s.db, &all());
 
-    let fresh = store();
+    let fresh = Store::new();
     let mut seen = Vec::new();
     let report = fresh
         .db
@@ -409,7 +375,7 @@ fn export_import_export_is_byte_identical() {
         .map(|e| e.to_value())
         .collect();
     assert_eq!(a, b);
-    let (old, new) = (raw(&s.path), raw(&fresh.path));
+    let (old, new) = (setup_connection(&s.path), setup_connection(&fresh.path));
     for query in [
         "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'weather'",
         "SELECT count(*) FROM messages_fts_trigram WHERE messages_fts_trigram MATCH '全文检索'",
@@ -429,7 +395,7 @@ fn export_import_export_is_byte_identical() {
 #[test]
 fn unknown_columns_reserved_names_and_odd_values_round_trip() {
     let setup = |path: &Path| {
-        let conn = raw(path);
+        let conn = setup_connection(path);
         conn.execute_batch(
             "ALTER TABLE sessions ADD COLUMN \"type\" TEXT;
              ALTER TABLE sessions ADD COLUMN \"$odd\" INTEGER;
@@ -438,7 +404,7 @@ fn unknown_columns_reserved_names_and_odd_values_round_trip() {
         .expect("alter");
         conn
     };
-    let s = store();
+    let s = Store::new();
     s.db.create_session(&NewSession::new("s", "cli"))
         .expect("s");
     say(&s.db, "s", "user", "hello");
@@ -462,12 +428,12 @@ fn unknown_columns_reserved_names_and_odd_values_round_trip() {
     assert_eq!(odd["extra_col"], json!({"blob": "00ff"}));
 
     // Into a store with the same columns: identical.
-    let same = store();
+    let same = Store::new();
     setup(&same.path);
     let report = import(&same.db, &first, false).expect("import");
     assert!(report.dropped_columns.is_empty());
     assert_eq!(comparable(&first), comparable(&export(&same.db, &all())));
-    let check = raw(&same.path);
+    let check = setup_connection(&same.path);
     let (kind, bytes): (String, Vec<u8>) = check
         .query_row(
             "SELECT typeof(content), CAST(content AS BLOB) FROM messages WHERE role = 'assistant'",
@@ -478,7 +444,7 @@ fn unknown_columns_reserved_names_and_odd_values_round_trip() {
     assert_eq!((kind.as_str(), bytes.as_slice()), ("text", &b"A\xffB"[..]));
 
     // Into a plain store: the unknown columns are reported and dropped.
-    let plain = store();
+    let plain = Store::new();
     let report = import(&plain.db, &first, false).expect("import");
     assert_eq!(
         report.dropped_columns,
@@ -489,7 +455,7 @@ fn unknown_columns_reserved_names_and_odd_values_round_trip() {
 
 #[test]
 fn existing_sessions_are_reported_and_kept_unless_overwritten() {
-    let source = store();
+    let source = Store::new();
     for id in ["s1", "s2"] {
         source
             .db
@@ -504,7 +470,7 @@ fn existing_sessions_are_reported_and_kept_unless_overwritten() {
         .expect("title");
     let bytes = export(&source.db, &all());
 
-    let target = store();
+    let target = Store::new();
     target
         .db
         .create_session(&NewSession::new("s1", "telegram"))
@@ -554,7 +520,7 @@ fn existing_sessions_are_reported_and_kept_unless_overwritten() {
     assert_eq!(report.renumbered_messages, 0);
     assert!(report.skipped_existing.is_empty());
     assert_eq!(comparable(&bytes), comparable(&export(&target.db, &all())));
-    let conn = raw(&target.path);
+    let conn = setup_connection(&target.path);
     assert_eq!(
         count(
             &conn,
@@ -574,7 +540,7 @@ fn titles_stay_unique_and_missing_parents_are_reported() {
     };
     let bytes = export(&s.db, &only_children);
 
-    let target = store();
+    let target = Store::new();
     target
         .db
         .create_session(&NewSession::new("holder", "cli"))
@@ -603,7 +569,7 @@ fn titles_stay_unique_and_missing_parents_are_reported() {
 
 #[test]
 fn renumbered_messages_keep_their_order() {
-    let source = store();
+    let source = Store::new();
     source
         .db
         .create_session(&NewSession::new("a", "cli"))
@@ -613,14 +579,14 @@ fn renumbered_messages_keep_their_order() {
     }
     let bytes = export(&source.db, &all());
 
-    let target = store();
+    let target = Store::new();
     target
         .db
         .create_session(&NewSession::new("b", "cli"))
         .expect("b");
     say(&target.db, "b", "user", "x");
     say(&target.db, "b", "user", "y");
-    let conn = raw(&target.path);
+    let conn = setup_connection(&target.path);
     conn.execute("DELETE FROM messages WHERE id = 1", [])
         .expect("free id 1");
     // Id 1 is free, id 2 is taken: message 0 keeps id 1, the rest are renumbered.
@@ -674,10 +640,10 @@ fn refused_files_write_nothing() {
         ),
     ];
     for (name, input) in cases {
-        let target = store();
+        let target = Store::new();
         let error = import(&target.db, input.as_bytes(), false).expect_err(name);
         assert_eq!(error.kind(), ErrorKind::InvalidInput, "{name}: {error}");
-        let conn = raw(&target.path);
+        let conn = setup_connection(&target.path);
         assert_eq!(count(&conn, "SELECT count(*) FROM sessions"), 0, "{name}");
         assert_eq!(count(&conn, "SELECT count(*) FROM messages"), 0, "{name}");
     }
@@ -696,7 +662,7 @@ fn a_large_session_cut_short_is_removed_again() {
             "{{\"type\":\"message\",\"id\":{i},\"session_id\":\"big\",\"role\":\"user\",\"content\":\"m {i}\",\"timestamp\":2.0}}\n"
         ));
     }
-    let target = store();
+    let target = Store::new();
     let mut progress = Vec::new();
     let error = target
         .db
@@ -706,7 +672,7 @@ fn a_large_session_cut_short_is_removed_again() {
         .expect_err("truncated");
     assert_eq!(error.kind(), ErrorKind::InvalidInput);
     assert_eq!(progress, [20_000], "one part was committed");
-    let conn = raw(&target.path);
+    let conn = setup_connection(&target.path);
     assert_eq!(count(&conn, "SELECT count(*) FROM sessions"), 0);
     assert_eq!(count(&conn, "SELECT count(*) FROM messages"), 0);
     assert_eq!(
@@ -857,15 +823,7 @@ struct Measured {
 }
 
 fn measure(path: &Path) -> Measured {
-    let exe = std::env::current_exe().expect("test binary");
-    let output = Command::new(exe)
-        .args([
-            "export_memory_child",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let output = child_test(module_path!(), "export_memory_child")
         .env(CHILD_DB, path)
         .output()
         .expect("child");
@@ -893,7 +851,7 @@ fn measure(path: &Path) -> Measured {
 /// A store of `total` messages: half in one session, the rest in sessions of
 /// 1000; ~300-byte varied contents, a tool call on every tenth message.
 fn fill(total: usize) -> Store {
-    let s = store();
+    let s = Store::new();
     let big = total / 2;
     let mut plan = vec![("big".to_owned(), big)];
     let mut rest = total - big;
@@ -980,7 +938,7 @@ fn streaming_export_of_200k_messages_has_bounded_memory() {
 fn importing_a_large_export_round_trips() {
     let s = fill(12_000);
     let first = export(&s.db, &all());
-    let fresh = store();
+    let fresh = Store::new();
     let report = import(&fresh.db, &first, false).expect("import");
     assert_eq!(report.messages, 12_000);
     assert_eq!(report.renumbered_messages, 0);

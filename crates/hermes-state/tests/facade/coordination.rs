@@ -4,25 +4,20 @@
 //! The lock contention tests re-run this binary as child processes (the
 //! `lock_child` test, ignored unless asked for by name), so the contenders
 //! really are separate processes with their own connections and pids.
-#![allow(missing_docs, clippy::print_stdout)]
+#![allow(clippy::print_stdout)]
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::process::Stdio;
+use std::time::Duration;
 
 use hermes_state::{Delegation, DelegationFilter, ErrorKind, NewDelegation, NewSession, SessionDb};
+
+use crate::common::{child_test, unix_now};
 
 fn temp_db() -> (tempfile::TempDir, SessionDb) {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = SessionDb::open(dir.path().join("state.db")).expect("open");
     (dir, db)
-}
-
-fn unix_now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("clock")
-        .as_secs_f64()
 }
 
 fn lock_row(db: &SessionDb, session_id: &str) -> Option<(String, f64, f64)> {
@@ -260,19 +255,11 @@ fn run_lock_children(
     count: usize,
     start_at: Option<f64>,
 ) -> Vec<(bool, String)> {
-    let exe = std::env::current_exe().expect("test binary");
     let done_dir = tempfile::tempdir().expect("done dir");
     let children: Vec<_> = (0..count)
         .map(|_| {
-            let mut command = Command::new(&exe);
+            let mut command = child_test(module_path!(), "lock_child");
             command
-                .args([
-                    "lock_child",
-                    "--exact",
-                    "--ignored",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
                 .env(CHILD_DB, db_path)
                 .env(CHILD_SESSION, session)
                 .env(CHILD_TTL, ttl.to_string())
