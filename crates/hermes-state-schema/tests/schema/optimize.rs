@@ -3,8 +3,6 @@
 //! interrupted at every stage and resumed from a new connection, and writes
 //! by other connections while a backfill is pending.
 
-#![allow(missing_docs)]
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
