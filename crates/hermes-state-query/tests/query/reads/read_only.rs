@@ -8,7 +8,7 @@ use hermes_state_schema::rusqlite::{Connection, params};
 use crate::common::Db;
 
 fn populated() -> Db {
-    let db = crate::stats::with_usage();
+    let db = super::stats::with_usage();
     db.exec(
         "UPDATE sessions SET title = 'Docker fix', model = 'gpt', input_tokens = 5 WHERE id = 's1'",
         [],

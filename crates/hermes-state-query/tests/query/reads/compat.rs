@@ -10,7 +10,7 @@ use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 use xtask::fixtures::{Shape, write_fixture};
 
-use crate::shapes::read_only;
+use super::shapes::read_only;
 
 fn fixture(shape: Shape) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
