@@ -21,7 +21,7 @@ use hermes_state::rusqlite::Connection;
 use xtask::fixtures::sha256::sha256_hex;
 use xtask::fixtures::{FixtureManifest, Shape, manifest, write_fixture};
 
-use super::{Env, Run};
+use crate::common::{Env, Run};
 
 /// The journal mode a closed store is left in, as its header records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
