@@ -12,6 +12,7 @@
 //! access creates an empty `-wal` and a `-shm` that a read-only connection
 //! cannot remove (the original's read-only handle does the same); that case
 //! is checked for exactly that and nothing more (docs/DECISIONS.md).
+#![allow(clippy::print_stderr)]
 
 use std::collections::BTreeSet;
 use std::fmt;
