@@ -5,7 +5,7 @@
 //! Two ideas have their own modules: `kill_storm` (writers SIGKILLed at random
 //! moments while others keep writing) and `full_disk` (a real ENOSPC on a
 //! tmpfs the test mounts). Longer versions run with `cargo test -p
-//! hermes-state --test reliability -- --ignored soak` (see docs/RELIABILITY.md).
+//! hermes-state --test facade -- --ignored soak` (see docs/RELIABILITY.md).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::BTreeMap;
