@@ -1,4 +1,5 @@
 //! Compression locks within one process.
+#![allow(clippy::print_stdout)]
 
 use super::*;
 
