@@ -7,7 +7,7 @@ use std::path::Path;
 use hermes_state::rusqlite::{Connection, OpenFlags};
 use xtask::fixtures::{Shape, write_fixture};
 
-use super::Env;
+use crate::common::Env;
 
 /// Names of the CJK objects in the store (view, table, triggers).
 fn cjk_objects(db: &Path) -> Vec<String> {

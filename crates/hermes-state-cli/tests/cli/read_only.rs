@@ -12,6 +12,7 @@
 //! access creates an empty `-wal` and a `-shm` that a read-only connection
 //! cannot remove (the original's read-only handle does the same); that case
 //! is checked for exactly that and nothing more (docs/DECISIONS.md).
+#![allow(clippy::print_stderr)]
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -21,7 +22,7 @@ use hermes_state::rusqlite::Connection;
 use xtask::fixtures::sha256::sha256_hex;
 use xtask::fixtures::{FixtureManifest, Shape, manifest, write_fixture};
 
-use super::{Env, Run};
+use crate::common::{Env, Run};
 
 /// The journal mode a closed store is left in, as its header records it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,0 +1,23 @@
+//! The integration tests of the CLI, in one binary: every test binary is a
+//! link of its own.
+//!
+//! The real `hermes-state` binary against temporary stores: every command in
+//! human and `--json` form, and the bad inputs a user meets (unknown session,
+//! a file that is not a database, a malformed FTS query, a duplicate title,
+//! an unreadable path, bad usage). `read_only`: reading commands never change
+//! the store, errors are never empty answers, `export --output` is atomic.
+//! One module per command group; `common` is the harness.
+#![allow(missing_docs)]
+
+mod common;
+
+mod bad_input;
+mod cjk;
+mod demo;
+mod export_and_maintenance;
+mod messages_and_titles;
+mod read_only;
+mod schema_and_migrate;
+mod search_and_stats;
+mod search_query_problem;
+mod sessions;

@@ -1,0 +1,232 @@
+//! Several processes writing to one file at once lose nothing.
+//!
+//! The test re-runs its own binary as child processes (the `writer_child`
+//! test, ignored unless asked for by name), so the writers really are separate
+//! processes with their own connections and POSIX locks.
+#![allow(clippy::print_stdout)]
+
+use hermes_state::{NewMessage, NewSession, SessionDb};
+use serde_json::json;
+
+use crate::common::child_test;
+
+const CHILD_DB: &str = "HERMES_STATE_TEST_CHILD_DB";
+const CHILD_SESSION: &str = "HERMES_STATE_TEST_CHILD_SESSION";
+const CHILD_COUNT: &str = "HERMES_STATE_TEST_CHILD_COUNT";
+
+/// Appends `count` message pairs (a user message, an assistant message with two
+/// tool calls) and prints the acknowledged ids.
+#[test]
+#[ignore = "a child process of the contention tests"]
+fn writer_child() {
+    let (Ok(db_path), Ok(session), Ok(count)) = (
+        std::env::var(CHILD_DB),
+        std::env::var(CHILD_SESSION),
+        std::env::var(CHILD_COUNT),
+    ) else {
+        return;
+    };
+    let count: usize = count.parse().expect("count");
+    let db = SessionDb::open(&db_path).expect("child open");
+    db.create_session(&NewSession::new(&session, "cli"))
+        .expect("child create");
+    for i in 0..count {
+        let user = db
+            .append_message(
+                &NewMessage::new(&session, "user")
+                    .content(format!("{session} question {i} docker")),
+            )
+            .expect("child append user");
+        let calls = json!([{"id": format!("a{i}")}, {"id": format!("b{i}")}]);
+        let assistant = db
+            .append_message(&NewMessage::new(&session, "assistant").tool_calls(calls))
+            .expect("child append");
+        println!("ACK {user} {assistant}");
+    }
+}
+
+fn spawn_writers(
+    db_path: &std::path::Path,
+    writers: usize,
+    count: usize,
+) -> Vec<(String, Vec<i64>)> {
+    let children: Vec<_> = (0..writers)
+        .map(|w| {
+            let session = format!("writer-{w}");
+            let child = child_test(module_path!(), "writer_child")
+                .env(CHILD_DB, db_path)
+                .env(CHILD_SESSION, &session)
+                .env(CHILD_COUNT, count.to_string())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn writer");
+            (session, child)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(session, child)| {
+            let output = child.wait_with_output().expect("writer output");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                output.status.success(),
+                "writer {session} failed:\n{stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let acked: Vec<i64> = stdout
+                .lines()
+                // libtest may print "test writer_child ... " on the same line as the first ACK.
+                .filter_map(|line| line.find("ACK ").map(|at| &line[at + 4..]))
+                .flat_map(|ids| {
+                    ids.split(' ')
+                        .map(|id| id.parse::<i64>().expect("id"))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            assert_eq!(
+                acked.len(),
+                count * 2,
+                "writer {session} acknowledged every append"
+            );
+            (session, acked)
+        })
+        .collect()
+}
+
+#[test]
+fn two_processes_appending_lose_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    // Both children open a file that does not exist yet: the first open also races.
+    let count = 400;
+    let results = spawn_writers(&path, 2, count);
+
+    let db = SessionDb::open(&path).expect("open");
+    // The FTS integrity-check below is an INSERT command: it needs the writable connection.
+    db.migrate().expect("writable connection");
+    for (session, acked) in &results {
+        let messages = db.get_messages(session).expect("messages");
+        let ids: Vec<i64> = messages.iter().map(|m| m.id).collect();
+        assert_eq!(
+            &ids, acked,
+            "every acknowledged message of {session} is there, in order"
+        );
+        let row = db.get_session(session).expect("session").expect("exists");
+        assert_eq!(
+            row.message_count,
+            Some((count * 2) as i64),
+            "message_count of {session}"
+        );
+        assert_eq!(
+            row.tool_call_count,
+            Some((count * 2) as i64),
+            "tool_call_count of {session}"
+        );
+    }
+    db.read(|conn| {
+        let total: i64 = conn
+            .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(total, (count * 2 * 2) as i64);
+        for table in ["messages_fts", "messages_fts_trigram"] {
+            conn.execute_batch(&format!(
+                "INSERT INTO {table}({table}) VALUES('integrity-check')"
+            ))
+            .unwrap_or_else(|e| panic!("{table} integrity-check: {e}"));
+        }
+        let hits: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'docker'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("search");
+        assert_eq!(hits, (count * 2) as i64, "every user message is indexed");
+        Ok(())
+    })
+    .expect("checks");
+}
+
+/// With another connection holding the write lock for longer than the whole
+/// retry budget (15 attempts of up to 1 s busy wait plus 20–150 ms sleeps),
+/// the write gives up with an error of kind `Busy`, and nothing of it remains.
+#[test]
+fn retries_run_out_with_a_busy_error_and_nothing_written() {
+    use hermes_state::ErrorKind;
+    use std::sync::mpsc;
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    let db = SessionDb::open(&path).expect("open");
+    db.create_session(&NewSession::new("s", "cli"))
+        .expect("create");
+
+    let (locked_tx, locked_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let holder_path = path.clone();
+    let holder = std::thread::spawn(move || {
+        let conn = hermes_state::rusqlite::Connection::open(&holder_path).expect("holder open");
+        conn.execute_batch("BEGIN IMMEDIATE").expect("holder lock");
+        locked_tx.send(()).expect("signal");
+        let _ = release_rx.recv_timeout(Duration::from_secs(60));
+        conn.execute_batch("ROLLBACK").expect("holder release");
+    });
+    locked_rx.recv().expect("lock taken");
+
+    let started = Instant::now();
+    let error = db
+        .append_message(&NewMessage::new("s", "user").content("blocked"))
+        .expect_err("must give up");
+    let waited = started.elapsed();
+    release_tx.send(()).expect("release");
+    holder.join().expect("holder");
+
+    assert_eq!(error.kind(), ErrorKind::Busy, "{error}");
+    assert!(error.to_string().contains("15 attempts"), "{error}");
+    // 15 busy waits of 1 s and 14 sleeps of at least 20 ms.
+    assert!(
+        waited >= Duration::from_millis(15_000 + 14 * 20),
+        "gave up too early: {waited:?}"
+    );
+    assert_eq!(db.message_count(Some("s")).expect("count"), 0);
+    let row = db.get_session("s").expect("read").expect("exists");
+    assert_eq!(
+        row.message_count,
+        Some(0),
+        "the counter update was rolled back with the insert"
+    );
+    // The lock is gone: the same write now succeeds.
+    db.append_message(&NewMessage::new("s", "user").content("free"))
+        .expect("append after release");
+}
+
+/// A writer blocked for a while by another connection succeeds once the lock
+/// is released, within the retry budget.
+#[test]
+fn a_write_waits_out_a_short_lock() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    let db = SessionDb::open(&path).expect("open");
+    db.create_session(&NewSession::new("s", "cli"))
+        .expect("create");
+    let (locked_tx, locked_rx) = mpsc::channel();
+    let holder_path = path.clone();
+    let holder = std::thread::spawn(move || {
+        let conn = hermes_state::rusqlite::Connection::open(&holder_path).expect("holder open");
+        conn.execute_batch("BEGIN IMMEDIATE").expect("holder lock");
+        locked_tx.send(()).expect("signal");
+        std::thread::sleep(Duration::from_millis(2500));
+        conn.execute_batch("COMMIT").expect("holder release");
+    });
+    locked_rx.recv().expect("lock taken");
+    let id = db
+        .append_message(&NewMessage::new("s", "user").content("eventually"))
+        .expect("append");
+    holder.join().expect("holder");
+    assert_eq!(db.get_messages("s").expect("read")[0].id, id);
+}

@@ -1,0 +1,233 @@
+//! Bounded memory of the streaming export.
+//!
+//! Measured in child processes (this binary re-run on the ignored
+//! `export_memory_child` test): each opens a store read-only, resets its peak
+//! RSS (`/proc/self/clear_refs`), exports to `io::sink()` and prints its peak
+//! RSS (`VmHWM`, SQLite's memory included) and the peak growth of the Rust
+//! heap during the export (a counting global allocator). A 10× larger store
+//! must not need markedly more memory.
+#![allow(clippy::print_stdout)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::*;
+
+struct CountingAllocator;
+
+static HEAP_NOW: AtomicUsize = AtomicUsize::new(0);
+static HEAP_PEAK: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every call is forwarded to the system allocator unchanged; the
+// counters are only bookkeeping.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds `alloc`'s contract, passed on as is.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            let now = HEAP_NOW.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            HEAP_PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) };
+        HEAP_NOW.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: as above.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            if new_size >= layout.size() {
+                let grow = new_size - layout.size();
+                let now = HEAP_NOW.fetch_add(grow, Ordering::Relaxed) + grow;
+                HEAP_PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                HEAP_NOW.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        new
+    }
+}
+
+// The allocator of the whole facade test binary: the counters cost the other
+// tests two atomic operations per allocation and change nothing else; only
+// the memory children read them.
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
+
+const CHILD_DB: &str = "HERMES_STATE_EXPORT_MEMORY_DB";
+
+fn status_kb(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("status field")
+}
+
+#[test]
+#[ignore = "a child process of the memory tests"]
+fn export_memory_child() {
+    let Ok(path) = std::env::var(CHILD_DB) else {
+        return;
+    };
+    let db = SessionDb::open_read_only(&path).expect("open");
+    // Reset the peak RSS to the current RSS (Linux ≥ 4.0).
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let rss_before = status_kb("VmRSS:");
+    let heap_before = HEAP_NOW.load(Ordering::Relaxed);
+    HEAP_PEAK.store(heap_before, Ordering::Relaxed);
+    let started = std::time::Instant::now();
+    let summary = db
+        .export_jsonl(std::io::sink(), &ExportFilter::default(), |_| {})
+        .expect("export");
+    let elapsed = started.elapsed();
+    let heap_peak = HEAP_PEAK.load(Ordering::Relaxed) - heap_before;
+    println!(
+        "MEMORY messages={} sessions={} bytes={} rss_before_kb={} vmhwm_kb={} heap_peak_bytes={} reset={} seconds={:.2}",
+        summary.messages,
+        summary.sessions,
+        summary.bytes,
+        rss_before,
+        status_kb("VmHWM:"),
+        heap_peak,
+        reset,
+        elapsed.as_secs_f64()
+    );
+}
+
+#[derive(Debug)]
+struct Measured {
+    messages: u64,
+    bytes: u64,
+    vmhwm_kb: u64,
+    heap_peak: u64,
+}
+
+fn measure(path: &Path) -> Measured {
+    let output = child_test(module_path!(), "export_memory_child")
+        .env(CHILD_DB, path)
+        .output()
+        .expect("child");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "child failed: {stdout}");
+    let line = stdout
+        .lines()
+        .find_map(|l| l.find("MEMORY ").map(|at| &l[at..]))
+        .unwrap_or_else(|| panic!("no MEMORY line in {stdout}"));
+    println!("{line}");
+    let field = |name: &str| -> u64 {
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {line}"))
+    };
+    Measured {
+        messages: field("messages"),
+        bytes: field("bytes"),
+        vmhwm_kb: field("vmhwm_kb"),
+        heap_peak: field("heap_peak_bytes"),
+    }
+}
+
+/// A store of `total` messages: half in one session, the rest in sessions of
+/// 1000; ~300-byte varied contents, a tool call on every tenth message.
+fn fill(total: usize) -> Store {
+    let s = Store::new();
+    let big = total / 2;
+    let mut plan = vec![("big".to_owned(), big)];
+    let mut rest = total - big;
+    let mut n = 0;
+    while rest > 0 {
+        let size = rest.min(1000);
+        plan.push((format!("s{n:05}"), size));
+        rest -= size;
+        n += 1;
+    }
+    let mut counter = 0_usize;
+    for (id, size) in plan {
+        s.db.create_session(&NewSession::new(&id, "cli").model("m"))
+            .expect("create");
+        let mut left = size;
+        while left > 0 {
+            let chunk = left.min(5000);
+            let batch: Vec<NewMessage> = (0..chunk)
+                .map(|_| {
+                    counter += 1;
+                    let text = format!(
+                        "message {counter} of the memory test: {} {}",
+                        "lorem ipsum dolor sit amet ".repeat(8),
+                        counter.wrapping_mul(2_654_435_761) % 1_000_003
+                    );
+                    let message = NewMessage::new(
+                        &id,
+                        if counter.is_multiple_of(2) {
+                            "assistant"
+                        } else {
+                            "user"
+                        },
+                    )
+                    .content(text)
+                    .timestamp(1_700_000_000.0 + counter as f64);
+                    if counter.is_multiple_of(10) {
+                        message
+                            .tool_calls(json!([{"id": format!("c{counter}"), "type": "function"}]))
+                    } else {
+                        message
+                    }
+                })
+                .collect();
+            s.db.append_messages(&batch).expect("append");
+            left -= chunk;
+        }
+    }
+    s
+}
+
+fn assert_bounded(small: usize, large: usize) {
+    let small_store = fill(small);
+    let large_store = fill(large);
+    let a = measure(&small_store.path);
+    let b = measure(&large_store.path);
+    assert_eq!(a.messages, small as u64);
+    assert_eq!(b.messages, large as u64);
+    assert!(b.bytes > 9 * a.bytes, "{a:?} {b:?}");
+    // Peak RSS: at most 1.5× the small export's + 8 MiB; the Rust heap
+    // growth during the export: at most 2× + 1 MiB. A linear algorithm would
+    // need ~10× (the large export writes > 9× the bytes).
+    assert!(
+        b.vmhwm_kb < a.vmhwm_kb * 3 / 2 + 8 * 1024,
+        "peak RSS grew with the store: {a:?} {b:?}"
+    );
+    assert!(
+        b.heap_peak < 2 * a.heap_peak + (1 << 20),
+        "heap peak grew with the store: {a:?} {b:?}"
+    );
+}
+
+#[test]
+fn streaming_export_memory_is_bounded() {
+    assert_bounded(2_000, 20_000);
+}
+
+#[test]
+#[ignore = "builds a 200 000-message store (minutes in debug); run with --ignored"]
+fn streaming_export_of_200k_messages_has_bounded_memory() {
+    assert_bounded(20_000, 200_000);
+}
+
+#[test]
+fn importing_a_large_export_round_trips() {
+    let s = fill(12_000);
+    let first = export(&s.db, &all());
+    let fresh = Store::new();
+    let report = import(&fresh.db, &first, false).expect("import");
+    assert_eq!(report.messages, 12_000);
+    assert_eq!(report.renumbered_messages, 0);
+    assert_eq!(comparable(&first), comparable(&export(&fresh.db, &all())));
+}
