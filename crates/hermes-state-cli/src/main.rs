@@ -15,6 +15,7 @@ mod error;
 mod files;
 mod output;
 mod progress;
+mod render;
 mod store;
 
 use std::io::Write;

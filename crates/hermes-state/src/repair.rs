@@ -3,8 +3,6 @@
 //! right (parents that do not exist, lineage cycles, duplicate titles); it
 //! never modifies a message row.
 
-mod text;
-
 use hermes_state_query::health::{
     CounterMismatch, DanglingParent, DoctorReport, counter_mismatches, dangling_parents,
     duplicate_titles, lineage_cycles, missing_fts_objects,

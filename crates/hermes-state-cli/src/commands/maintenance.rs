@@ -10,6 +10,7 @@ use crate::commands::to_json;
 use crate::error::{CliError, CliResult};
 use crate::output::{count, datetime};
 use crate::progress::Progress;
+use crate::render;
 use crate::store::{Access, Context};
 
 /// `prune`
@@ -243,7 +244,7 @@ fn doctor_json(path: Option<&str>, report: &DoctorReport) -> Value {
             .collect::<Vec<_>>(),
         "title_index_missing": report.title_index_missing,
         "notes": report.notes.iter()
-            .map(|n| json!({"kind": note_kind(n), "text": n.to_string()}))
+            .map(|n| json!({"kind": note_kind(n), "text": render::doctor::note_text(n)}))
             .collect::<Vec<_>>(),
     });
     if let Value::Object(body) = body {
@@ -284,7 +285,7 @@ pub fn doctor(ctx: &Context, args: &DoctorArgs) -> CliResult {
             out.text(format!(
                 "{}\n{}",
                 out.bold(&path),
-                indented(&report.to_string())
+                indented(&render::doctor::doctor_text(&report))
             ))?;
         }
         return if report.is_healthy() {
@@ -322,7 +323,7 @@ pub fn doctor(ctx: &Context, args: &DoctorArgs) -> CliResult {
             "after": doctor_json(None, &report.after),
         }))?;
     } else {
-        let repaired = report.to_string();
+        let repaired = render::doctor::repair_text(&report);
         // The repair's own report ends with the doctor's report after it.
         out.text(format!(
             "{}\n{}",

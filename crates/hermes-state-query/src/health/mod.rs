@@ -12,7 +12,6 @@
 //! The human rendering of the report is in `text` (its `Display` impls).
 
 mod checks;
-mod text;
 
 use serde::Serialize;
 
@@ -186,7 +185,7 @@ mod tests {
         write_fixture(&path, Shape::EraEnd(23)).expect("v23 fixture");
         let conn = Connection::open(&path).expect("open the fixture");
         let report = read_checks(&conn).expect("checks");
-        assert!(report.is_healthy(), "{report}");
+        assert!(report.is_healthy(), "{report:?}");
         assert!(report.fts.is_empty(), "the FTS5 command is the facade's");
         let json = serde_json::to_value(&report).expect("serialise");
         assert_eq!(json["integrity"], serde_json::json!(["ok"]));

@@ -1,0 +1,4 @@
+//! How the library's reports read to a person. The library hands out plain
+//! data; every sentence the command line prints about it is written here.
+
+pub mod doctor;
