@@ -14,7 +14,7 @@ pub use hermes_state_query::coordination::{Delegation, DelegationFilter};
 use hermes_state_schema::ddl;
 use rusqlite::{Connection, named_params};
 
-use crate::db::{SessionDb, now};
+use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 
 const DELETE_LOCK: &str = "DELETE FROM compression_locks WHERE session_id = ?1";
@@ -64,7 +64,7 @@ impl SessionDb {
             return false;
         }
         self.write("acquiring a compression lock", |conn| {
-            acquire_lock(conn, session_id, holder, ttl_seconds)
+            acquire_lock(conn, session_id, holder, ttl_seconds, self.now())
         })
         .unwrap_or(false)
     }
@@ -84,7 +84,7 @@ impl SessionDb {
             return false;
         }
         self.write("refreshing a compression lock", |conn| {
-            let now = now();
+            let now = self.now();
             let changed = conn
                 .execute(
                     REFRESH_LOCK,
@@ -126,7 +126,7 @@ impl SessionDb {
             Ok(query::live_compression_lock_holder(
                 conn,
                 session_id,
-                now(),
+                self.now(),
             )?)
         })
     }
@@ -146,7 +146,7 @@ impl SessionDb {
         self.write("saving a gateway routing entry", |conn| {
             conn.execute(
                 UPSERT_ROUTE,
-                rusqlite::params![scope, session_key, entry_json, now()],
+                rusqlite::params![scope, session_key, entry_json, self.now()],
             )
             .context("saving a gateway routing entry")?;
             Ok(())
@@ -175,7 +175,7 @@ impl SessionDb {
             .filter(|(key, entry)| !key.as_ref().is_empty() && !entry.as_ref().is_empty())
             .collect();
         self.write("replacing the gateway routing entries", |conn| {
-            let updated_at = now();
+            let updated_at = self.now();
             conn.execute(DELETE_SCOPE_ROUTES, [scope])
                 .context("replacing the gateway routing entries")?;
             let mut insert = conn
@@ -249,7 +249,7 @@ impl SessionDb {
                         ":origin_ui": delegation.origin_ui_session_id,
                         ":parent": delegation.parent_session_id,
                         ":state": delegation.state,
-                        ":now": now(),
+                        ":now": self.now(),
                         ":event_json": delegation.event_json,
                         ":task_json": delegation.task_json,
                         ":owner_pid": delegation.owner_pid,
@@ -274,7 +274,7 @@ impl SessionDb {
             let changed = conn
                 .execute(
                     UPDATE_DELEGATION_STATE,
-                    rusqlite::params![delegation_id, state, event_json, now()],
+                    rusqlite::params![delegation_id, state, event_json, self.now()],
                 )
                 .context("updating a delegation")?;
             Ok(changed > 0)
@@ -296,7 +296,7 @@ impl SessionDb {
             let changed = conn
                 .execute(
                     FINISH_DELEGATION,
-                    rusqlite::params![delegation_id, state, result_json, now()],
+                    rusqlite::params![delegation_id, state, result_json, self.now()],
                 )
                 .context("finishing a delegation")?;
             Ok(changed > 0)
@@ -330,9 +330,9 @@ fn acquire_lock(
     session_id: &str,
     holder: &str,
     ttl_seconds: f64,
+    now: f64,
 ) -> Result<bool> {
     const WHAT: &str = "acquiring a compression lock";
-    let now = now();
     if let Some(lock) = query::compression_lock(conn, session_id, now)?
         && (lock.expired || holder_process_is_dead(&lock.holder))
     {

@@ -1,15 +1,16 @@
 //! The store handle: opening, closing, and the single write path.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect};
 use hermes_state_sqlite::{SqliteError, retry, transaction};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 
+use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::paths;
 
@@ -35,6 +36,16 @@ pub(crate) fn existing_fts_tables(conn: &Connection) -> Vec<&'static str> {
             hermes_state_schema::detect::object_exists(conn, "table", table).unwrap_or(false)
         })
         .collect()
+}
+
+/// How [`SessionDb::open_with`] opens a store.
+#[derive(Debug, Clone, Default)]
+pub struct OpenOptions {
+    /// Open read-only ([`SessionDb::open_read_only`]).
+    pub read_only: bool,
+    /// The clock of the handle (default: the system clock); e.g. a
+    /// [`crate::FixedClock`] for reproducible timestamps.
+    pub clock: Option<Arc<dyn Clock>>,
 }
 
 /// The connections of a handle.
@@ -82,6 +93,8 @@ pub struct SessionDb {
     report: OnceLock<OpenReport>,
     successful_writes: AtomicU64,
     fts_repair_tried: AtomicBool,
+    /// The clock every time-reading operation uses.
+    clock: Arc<dyn Clock>,
     /// The schema cookie the read-only connection was last adapted for (-1: never).
     adapted_cookie: AtomicI64,
     /// The FTS objects seen by the last search, with the schema cookie they belong to.
@@ -119,6 +132,25 @@ impl SessionDb {
         Ok(db)
     }
 
+    /// [`SessionDb::open`] or [`SessionDb::open_read_only`] (per
+    /// [`OpenOptions::read_only`]) with the options' clock.
+    pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<SessionDb> {
+        let mut db = if options.read_only {
+            SessionDb::open_read_only(path)?
+        } else {
+            SessionDb::open(path)?
+        };
+        if let Some(clock) = &options.clock {
+            db.clock = Arc::clone(clock);
+        }
+        Ok(db)
+    }
+
+    /// Now, by the handle's clock (Unix seconds, sub-second precision).
+    pub fn now(&self) -> f64 {
+        self.clock.now()
+    }
+
     /// Opens the default store, `$HERMES_HOME/state.db` (else `~/.hermes/state.db`),
     /// creating its folder.
     pub fn open_default() -> Result<SessionDb> {
@@ -147,6 +179,7 @@ impl SessionDb {
             successful_writes: AtomicU64::new(0),
             fts_repair_tried: AtomicBool::new(false),
             adapted_cookie: AtomicI64::new(-1),
+            clock: Arc::new(SystemClock),
             fts_objects: Mutex::new(None),
         }
     }
@@ -484,12 +517,4 @@ fn is_fts_corruption(error: &Error) -> bool {
         _ => None,
     };
     error.kind() == ErrorKind::Corrupt && source.is_some_and(hermes_state_sqlite::is_fts_corruption)
-}
-
-/// Now, as Unix seconds with sub-second precision (Python's `time.time()`).
-pub(crate) fn now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }

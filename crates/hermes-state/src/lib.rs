@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod clock;
 mod coordination;
 mod db;
 mod doctor;
@@ -16,8 +17,9 @@ mod search;
 mod sessions;
 mod titles;
 
+pub use clock::{Clock, FixedClock, SystemClock};
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
-pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, SessionDb};
+pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, OpenOptions, SessionDb};
 pub use doctor::{
     CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote,
     FtsTableCheck, LineageCycle, OrphanedMessages,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use hermes_state_schema::{SchemaError, retry};
 use rusqlite::Connection;
 
-use crate::db::{SessionDb, existing_fts_tables, now};
+use crate::db::{SessionDb, existing_fts_tables};
 use crate::error::{Error, Result, WriteContext};
 
 /// Which sessions [`SessionDb::prune_sessions`] removes.
@@ -71,7 +71,7 @@ impl SessionDb {
                     "older_than_days must be finite, got {days}"
                 )));
             }
-            Some(days) => Some(now() - days * 86_400.0),
+            Some(days) => Some(self.now() - days * 86_400.0),
             None => None,
         };
         let source = options.source.as_deref().filter(|s| !s.is_empty());

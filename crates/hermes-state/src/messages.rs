@@ -7,7 +7,7 @@ use hermes_state_types::{ConversationMessage, Message, NewMessage};
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, named_params};
 
-use crate::db::{SessionDb, now};
+use crate::db::SessionDb;
 use crate::error::{Result, WriteContext};
 use crate::sessions::foreign_key_to_not_found;
 
@@ -28,7 +28,7 @@ impl SessionDb {
     /// Errors: [`crate::Error::SessionNotFound`] for an unknown session.
     pub fn append_message(&self, message: &NewMessage) -> Result<i64> {
         let encoded = EncodedMessage::new(message);
-        let timestamp = message.timestamp.unwrap_or_else(now);
+        let timestamp = message.timestamp.unwrap_or_else(|| self.now());
         self.write("appending a message", |conn| {
             insert_message(conn, message, &encoded, timestamp)
         })
@@ -42,7 +42,12 @@ impl SessionDb {
     pub fn append_messages(&self, messages: &[NewMessage]) -> Result<Vec<i64>> {
         let encoded: Vec<(EncodedMessage, f64)> = messages
             .iter()
-            .map(|m| (EncodedMessage::new(m), m.timestamp.unwrap_or_else(now)))
+            .map(|m| {
+                (
+                    EncodedMessage::new(m),
+                    m.timestamp.unwrap_or_else(|| self.now()),
+                )
+            })
             .collect();
         self.write("appending messages", |conn| {
             messages

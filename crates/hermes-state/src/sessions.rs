@@ -3,7 +3,7 @@
 use hermes_state_types::{AuxiliaryUsage, NewSession, Session, TokenUpdate, stored};
 use rusqlite::{Connection, OptionalExtension, named_params};
 
-use crate::db::{SessionDb, now};
+use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 
 const UPSERT_SESSION: &str = "INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, thread_id, model, model_config, system_prompt, parent_session_id, cwd, profile_name, git_repo_root, started_at)
@@ -64,7 +64,7 @@ impl SessionDb {
                         ":model": session.model, ":model_config": model_config,
                         ":system_prompt": session.system_prompt, ":parent": session.parent_session_id,
                         ":cwd": session.cwd, ":profile_name": session.profile_name,
-                        ":git_repo_root": session.git_repo_root, ":now": now(),
+                        ":git_repo_root": session.git_repo_root, ":now": self.now(),
                     })
                 })
                 // The only foreign key a session row has is its parent.
@@ -100,7 +100,7 @@ impl SessionDb {
         self.write("ending a session", |conn| {
             conn.execute(
                 "UPDATE sessions SET ended_at = ?1, end_reason = ?2 WHERE id = ?3 AND ended_at IS NULL",
-                rusqlite::params![now(), end_reason, session_id],
+                rusqlite::params![self.now(), end_reason, session_id],
             )
             .context("ending a session")?;
             Ok(())
@@ -181,7 +181,7 @@ impl SessionDb {
                     cost_status: update.cost_status.as_deref(),
                     cost_source: update.cost_source.as_deref(),
                 };
-                add_usage(conn, session_id, &delta)?;
+                add_usage(conn, session_id, &delta, self.now())?;
             }
             Ok(())
         })
@@ -215,7 +215,7 @@ impl SessionDb {
                 cost_status: None,
                 cost_source: None,
             };
-            add_usage(conn, session_id, &delta)
+            add_usage(conn, session_id, &delta, self.now())
         })
     }
 }
@@ -366,7 +366,7 @@ ON CONFLICT(session_id, model, billing_provider, billing_base_url, billing_mode,
     cost_source = COALESCE(excluded.cost_source, cost_source),
     last_seen = excluded.last_seen";
 
-fn add_usage(conn: &Connection, session_id: &str, d: &UsageDelta<'_>) -> Result<()> {
+fn add_usage(conn: &Connection, session_id: &str, d: &UsageDelta<'_>, now: f64) -> Result<()> {
     conn.prepare_cached(UPSERT_USAGE)
         .and_then(|mut stmt| {
             stmt.execute(rusqlite::params![
@@ -386,7 +386,7 @@ fn add_usage(conn: &Connection, session_id: &str, d: &UsageDelta<'_>) -> Result<
                 d.actual,
                 d.cost_status,
                 d.cost_source,
-                now(),
+                now,
             ])
         })
         .context("recording model usage")?;

@@ -26,6 +26,7 @@ pub(super) fn write_jsonl<W: Write>(
     conn: &Connection,
     writer: W,
     filter: &ExportFilter,
+    exported_at: f64,
     progress: &mut impl FnMut(u64),
 ) -> Result<ExportSummary> {
     let mut out = LineWriter {
@@ -43,7 +44,7 @@ pub(super) fn write_jsonl<W: Write>(
     header.insert("format".to_owned(), EXPORT_FORMAT.into());
     header.insert("version".to_owned(), EXPORT_FORMAT_VERSION.into());
     header.insert("schema_version".to_owned(), schema_version.into());
-    header.insert("exported_at".to_owned(), float(now()));
+    header.insert("exported_at".to_owned(), float(exported_at));
     out.line(&header)?;
 
     let mut sessions = conn

@@ -29,7 +29,7 @@ use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};
 use serde_json::{Map, Value};
 
-use crate::db::{SessionDb, now};
+use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 
 /// The `format` of the JSONL header line.
@@ -209,7 +209,7 @@ impl SessionDb {
         hermes_state_query::compat::adapt(&conn)?;
         conn.execute_batch("BEGIN DEFERRED")
             .context("starting the export snapshot")?;
-        let result = write_jsonl(&conn, writer, filter, &mut progress);
+        let result = write_jsonl(&conn, writer, filter, self.now(), &mut progress);
         let _ = conn.execute_batch(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
         result
     }
