@@ -7,6 +7,7 @@ use std::process::Command;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
+pub mod api_coverage;
 pub mod references;
 
 /// The crates in dependency order: each may depend only on those before it
@@ -106,6 +107,7 @@ pub fn check_all() -> Result<Vec<String>> {
     problems.extend(ddl_problems()?);
     problems.extend(read_side_write_problems()?);
     problems.extend(references::problems(&workspace_root())?);
+    problems.extend(api_coverage::problems(&workspace_root())?);
     Ok(problems)
 }
 
@@ -437,6 +439,12 @@ mod tests {
             read_side_write_problems().expect("scan"),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn the_api_coverage_table_matches_the_spec_the_facade_and_the_tests() {
+        let problems = api_coverage::problems(&workspace_root()).expect("scan");
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 
     #[test]

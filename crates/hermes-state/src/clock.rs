@@ -3,7 +3,7 @@
 //! lock expiry, auto-maintenance intervals).
 //!
 //! It belongs to the handle and is set when opening
-//! ([`crate::OpenOptions::clock`]), so downstream tests and replays of
+//! ([`crate::StoreOptions::clock`]), so downstream tests and replays of
 //! recorded call sequences get the same results on every run.
 
 use std::fmt::Debug;

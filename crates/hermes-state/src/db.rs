@@ -40,7 +40,7 @@ pub(crate) fn existing_fts_tables(conn: &Connection) -> Vec<&'static str> {
 
 /// How [`SessionDb::open_with`] opens a store.
 #[derive(Debug, Clone, Default)]
-pub struct OpenOptions {
+pub struct StoreOptions {
     /// Open read-only ([`SessionDb::open_read_only`]).
     pub read_only: bool,
     /// The clock of the handle (default: the system clock); e.g. a
@@ -133,8 +133,8 @@ impl SessionDb {
     }
 
     /// [`SessionDb::open`] or [`SessionDb::open_read_only`] (per
-    /// [`OpenOptions::read_only`]) with the options' clock.
-    pub fn open_with(path: impl AsRef<Path>, options: &OpenOptions) -> Result<SessionDb> {
+    /// [`StoreOptions::read_only`]) with the options' clock.
+    pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<SessionDb> {
         let mut db = if options.read_only {
             SessionDb::open_read_only(path)?
         } else {

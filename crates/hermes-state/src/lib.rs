@@ -19,7 +19,7 @@ mod titles;
 
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
-pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, OpenOptions, SessionDb};
+pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, SessionDb, StoreOptions};
 pub use doctor::{
     CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote,
     FtsTableCheck, LineageCycle, OrphanedMessages,

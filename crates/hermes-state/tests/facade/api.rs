@@ -12,6 +12,7 @@ mod contention;
 mod conversation;
 mod delete;
 mod errors;
+mod inspect;
 mod messages;
 mod roundtrip;
 mod sessions;

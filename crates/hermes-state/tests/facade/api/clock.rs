@@ -1,11 +1,11 @@
-//! A clock the caller sets (`OpenOptions::clock`): every operation that
+//! A clock the caller sets (`StoreOptions::clock`): every operation that
 //! reads the time takes it from the handle's clock, so a fixed clock gives
 //! the same stored times on every run.
 
 use std::sync::Arc;
 
 use hermes_state::{
-    AuxiliaryUsage, Clock, FixedClock, NewMessage, NewSession, OpenOptions, SessionDb,
+    AuxiliaryUsage, Clock, FixedClock, NewMessage, NewSession, SessionDb, StoreOptions,
 };
 
 const T0: f64 = 1_700_000_000.25;
@@ -19,9 +19,9 @@ fn row_f64(db: &SessionDb, sql: &str) -> f64 {
 fn a_fixed_clock_gives_fixed_times_across_the_api() {
     let dir = tempfile::tempdir().expect("tempdir");
     let clock = FixedClock::new(T0);
-    let options = OpenOptions {
+    let options = StoreOptions {
         clock: Some(Arc::clone(&clock) as Arc<dyn Clock>),
-        ..OpenOptions::default()
+        ..StoreOptions::default()
     };
     let db = SessionDb::open_with(dir.path().join("state.db"), &options).expect("open");
     assert_eq!(db.now(), T0);

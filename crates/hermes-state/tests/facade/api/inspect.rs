@@ -1,0 +1,45 @@
+//! The inspection reads of the facade: counts, the file's shape, the
+//! migration plan (plain data, computed without writing).
+
+use hermes_state::{NewMessage, NewSession, SessionDb};
+
+#[test]
+fn session_count_counts_all_or_one_source() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    assert_eq!(db.session_count(None).expect("count"), 0);
+    for (id, source) in [("a", "cli"), ("b", "cli"), ("c", "telegram")] {
+        db.create_session(&NewSession::new(id, source))
+            .expect("create");
+    }
+    db.append_message(&NewMessage::new("c", "user").content("hi"))
+        .expect("append");
+    assert_eq!(db.session_count(None).expect("count"), 3);
+    assert_eq!(db.session_count(Some("cli")).expect("count"), 2);
+    assert_eq!(db.session_count(Some("discord")).expect("count"), 0);
+    assert_eq!(db.message_count_of_source("telegram").expect("count"), 1);
+    assert_eq!(db.message_count_of_source("cli").expect("count"), 0);
+}
+
+#[test]
+fn a_fresh_store_is_up_to_date_and_described() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    SessionDb::open(&path)
+        .expect("create")
+        .close()
+        .expect("close");
+    let db = SessionDb::open_read_only(&path).expect("open");
+    let plan = db.migration_plan().expect("plan").expect("a store");
+    assert!(plan.up_to_date, "{plan:?}");
+    assert_eq!(plan.to_version, 23);
+    let info = db.schema_info().expect("info");
+    assert_eq!(info.schema_version, Some(23));
+    assert_eq!(info.fts_layout, "external");
+    assert!(
+        info.tables
+            .iter()
+            .any(|t| t.name == "sessions" && t.rows == Some(0))
+    );
+    assert!(info.fts.messages_fts);
+}
