@@ -12,6 +12,8 @@ mod contention;
 mod conversation;
 mod delete;
 mod errors;
+mod handoff;
 mod messages;
 mod roundtrip;
+mod session_updates;
 mod sessions;
