@@ -19,6 +19,7 @@ pub mod messages;
 pub mod rows;
 pub mod sanitize;
 pub mod search;
+pub mod session_updates;
 pub mod sessions;
 pub mod stats;
 pub mod titles;

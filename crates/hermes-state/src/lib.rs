@@ -7,6 +7,7 @@ mod doctor;
 mod error;
 mod export;
 mod fts;
+mod handoff;
 mod inspect;
 mod maintenance;
 mod messages;
@@ -14,6 +15,7 @@ pub mod paths;
 mod reads;
 mod repair;
 mod search;
+mod session_updates;
 mod sessions;
 mod titles;
 
@@ -29,6 +31,7 @@ pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportSummary, ImportOptions, ImportReport,
     SessionExport,
 };
+pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use hermes_state_query as query;
@@ -59,3 +62,4 @@ pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairRepo
 #[cfg(feature = "raw-sql")]
 pub use rusqlite;
 pub use serde_json;
+pub use session_updates::{CompressionCooldown, GatewayPeer, SESSION_RESET};

@@ -235,7 +235,7 @@ fn prune_candidates(
 /// Deletes the transcript files of pruned sessions, as the original:
 /// `<id>.json`, `<id>.jsonl`, `request_dump_<id>_*.json`. Ids holding a path
 /// separator are skipped (they would name files outside `dir`).
-fn remove_transcripts(dir: &Path, ids: &[String]) {
+pub(crate) fn remove_transcripts(dir: &Path, ids: &[String]) {
     let ids: Vec<&String> = ids
         .iter()
         .filter(|id| !id.contains(['/', '\\', '\0']))
