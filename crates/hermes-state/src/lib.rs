@@ -9,6 +9,7 @@ mod export;
 mod fts;
 mod inspect;
 mod maintenance;
+mod message_edits;
 mod messages;
 pub mod paths;
 mod reads;
@@ -34,6 +35,7 @@ pub use export::{
 pub use hermes_state_query as query;
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
+pub use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
 };
@@ -54,6 +56,7 @@ pub use hermes_state_types::{
 };
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneOptions, PruneReport};
+pub use message_edits::RewindResult;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]

@@ -12,6 +12,7 @@ mod contention;
 mod conversation;
 mod delete;
 mod errors;
+mod message_edits;
 mod messages;
 mod roundtrip;
 mod sessions;
