@@ -71,7 +71,7 @@ fn state(id: i64, active: i64, compacted: i64) -> Vec<Sql> {
     vec![i(id), i(active), i(compacted)]
 }
 
-/// A store with one closed handle opened again read-only.
+/// A read-only handle on the store's file.
 fn read_only(store: &Store) -> SessionDb {
     SessionDb::open_read_only(&store.path).expect("read-only handle")
 }
