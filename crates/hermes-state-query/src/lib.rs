@@ -15,6 +15,7 @@ pub mod fts5_syntax;
 pub mod health;
 pub mod lineage;
 pub mod listing;
+pub mod message_reads;
 pub mod messages;
 pub mod rows;
 pub mod sanitize;

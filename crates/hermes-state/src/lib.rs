@@ -10,6 +10,7 @@ mod fts;
 mod handoff;
 mod inspect;
 mod maintenance;
+mod message_edits;
 mod messages;
 pub mod paths;
 mod reads;
@@ -37,6 +38,7 @@ pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 pub use hermes_state_query as query;
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
+pub use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
 };
@@ -57,6 +59,7 @@ pub use hermes_state_types::{
 };
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneOptions, PruneReport};
+pub use message_edits::RewindResult;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]

@@ -156,7 +156,7 @@ impl SessionDb {
 
 /// Inserts one message and counts it on its session, inside the caller's
 /// transaction.
-fn insert_message(
+pub(crate) fn insert_message(
     conn: &Connection,
     message: &NewMessage,
     encoded: &EncodedMessage,
@@ -228,10 +228,10 @@ fn collect_delegates(conn: &Connection, root: &str) -> Result<Vec<String>> {
 /// The stored forms of a message's structured fields (the types crate's
 /// codec, [`stored`]), computed once before the write (so a retried
 /// transaction binds the same values).
-struct EncodedMessage {
+pub(crate) struct EncodedMessage {
     content: SqlValue,
     tool_calls: Option<String>,
-    tool_call_count: i64,
+    pub(crate) tool_call_count: i64,
     reasoning_details: Option<String>,
     codex_reasoning_items: Option<String>,
     codex_message_items: Option<String>,
@@ -239,7 +239,7 @@ struct EncodedMessage {
 }
 
 impl EncodedMessage {
-    fn new(message: &NewMessage) -> Self {
+    pub(crate) fn new(message: &NewMessage) -> Self {
         let StoredToolCalls {
             text: tool_calls,
             count: tool_call_count,

@@ -14,6 +14,7 @@ mod delete;
 mod errors;
 mod handoff;
 mod inspect;
+mod message_edits;
 mod messages;
 mod roundtrip;
 mod session_updates;

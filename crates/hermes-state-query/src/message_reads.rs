@@ -1,0 +1,230 @@
+//! The other message readers (`api.md` §5.3): a window of messages around
+//! one, the recent user turns with a preview, and two existence probes.
+//! Every one of them sees inactive rows (rewound or compacted) unless it says
+//! otherwise.
+
+use hermes_state_types::{Content, Message};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{QueryContext, QueryError};
+use crate::rows::{decode_content, message_from_row};
+
+/// A window of a session's messages around one message (`api.md` §5.3).
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct MessagesAround {
+    /// Up to `window` messages before the anchor, the anchor, up to `window`
+    /// after it, in id order; inactive rows included.
+    pub window: Vec<Message>,
+    /// How many of `window` come before the anchor.
+    pub messages_before: usize,
+    /// How many of `window` come after the anchor.
+    pub messages_after: usize,
+}
+
+/// One entry of [`list_recent_user_messages`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecentUserMessage {
+    /// The message id.
+    pub id: i64,
+    /// Its time (Unix seconds).
+    pub timestamp: f64,
+    /// Its text on one line, at most 80 characters (see [`preview`]).
+    pub preview: String,
+}
+
+/// The length past which a preview is cut.
+const PREVIEW_MAX: usize = 80;
+/// How many characters a cut preview keeps before its `...`.
+const PREVIEW_KEEP: usize = 77;
+
+const ANCHOR_IN_SESSION: &str = "SELECT 1 FROM messages WHERE id = ?1 AND session_id = ?2";
+const BEFORE_ANCHOR: &str =
+    "SELECT * FROM messages WHERE session_id = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3";
+const ANCHOR_AND_AFTER: &str =
+    "SELECT * FROM messages WHERE session_id = ?1 AND id >= ?2 ORDER BY id LIMIT ?3";
+
+/// The messages of `session_id` around `message_id` (`api.md` §5.3): up to
+/// `window` rows on each side of it, rows as `get_messages` decodes them,
+/// inactive ones included. An anchor that is not a message of the session
+/// gives an empty window with zero counts.
+pub fn get_messages_around(
+    conn: &Connection,
+    session_id: &str,
+    message_id: i64,
+    window: u32,
+) -> Result<MessagesAround, QueryError> {
+    let found = conn
+        .query_row(ANCHOR_IN_SESSION, params![message_id, session_id], |_| {
+            Ok(())
+        })
+        .optional()
+        .context("finding the anchor message")?;
+    if found.is_none() {
+        return Ok(MessagesAround::default());
+    }
+    let mut before = message_rows(
+        conn,
+        BEFORE_ANCHOR,
+        session_id,
+        message_id,
+        i64::from(window),
+    )?;
+    before.reverse();
+    let rest = message_rows(
+        conn,
+        ANCHOR_AND_AFTER,
+        session_id,
+        message_id,
+        i64::from(window) + 1,
+    )?;
+    let messages_before = before.len();
+    let messages_after = rest.len().saturating_sub(1);
+    before.extend(rest);
+    Ok(MessagesAround {
+        window: before,
+        messages_before,
+        messages_after,
+    })
+}
+
+fn message_rows(
+    conn: &Connection,
+    sql: &str,
+    session_id: &str,
+    message_id: i64,
+    limit: i64,
+) -> Result<Vec<Message>, QueryError> {
+    let mut stmt = conn.prepare_cached(sql).context("reading messages")?;
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    let rows = stmt
+        .query_map(params![session_id, message_id, limit], |row| {
+            message_from_row(row, &columns)
+        })
+        .context("reading messages")?;
+    rows.collect::<Result<_, _>>()
+        .context("reading messages")
+        .map_err(Into::into)
+}
+
+/// One message of a session, decoded as `get_messages` does, whatever its
+/// state; `None` when the id is not a message of that session.
+pub fn get_message_in_session(
+    conn: &Connection,
+    session_id: &str,
+    message_id: i64,
+) -> Result<Option<Message>, QueryError> {
+    let mut stmt = conn
+        .prepare_cached("SELECT * FROM messages WHERE id = ?1 AND session_id = ?2")
+        .context("reading a message")?;
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    stmt.query_row(params![message_id, session_id], |row| {
+        message_from_row(row, &columns)
+    })
+    .optional()
+    .context("reading a message")
+    .map_err(Into::into)
+}
+
+/// The newest `user` messages of a session, newest (highest id) first, at
+/// most `limit`, active ones only unless `include_inactive` (`api.md` §5.3).
+pub fn list_recent_user_messages(
+    conn: &Connection,
+    session_id: &str,
+    limit: u32,
+    include_inactive: bool,
+) -> Result<Vec<RecentUserMessage>, QueryError> {
+    let active = if include_inactive {
+        ""
+    } else {
+        " AND active = 1"
+    };
+    let sql = format!(
+        "SELECT id, timestamp, content FROM messages WHERE session_id = ?1 AND role = 'user'{active} ORDER BY id DESC LIMIT ?2"
+    );
+    let mut stmt = conn
+        .prepare_cached(&sql)
+        .context("listing recent user messages")?;
+    let rows = stmt
+        .query_map(params![session_id, i64::from(limit)], |row| {
+            Ok(RecentUserMessage {
+                id: row.get(0)?,
+                timestamp: crate::values::real(row.get_ref(1)?).unwrap_or_default(),
+                preview: preview(decode_content(row.get_ref(2)?).as_ref()),
+            })
+        })
+        .context("listing recent user messages")?;
+    rows.collect::<Result<_, _>>()
+        .context("listing recent user messages")
+        .map_err(Into::into)
+}
+
+/// The one-line preview of a user message (`api.md` §5.3): its text, or the
+/// text parts of multimodal content joined by spaces (`[multimodal content]`
+/// when there are none); whitespace runs collapsed to one space; longer than
+/// 80 characters → the first 77 and `...`. Other content previews as `""`.
+pub fn preview(content: Option<&Content>) -> String {
+    let text = match content {
+        Some(Content::Text(text)) => text.clone(),
+        Some(Content::Structured(Value::Array(parts))) => {
+            let joined = parts
+                .iter()
+                .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|part| part.get("text").and_then(Value::as_str))
+                .filter(|text| !text.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let joined = joined.trim();
+            if joined.is_empty() {
+                "[multimodal content]".to_owned()
+            } else {
+                joined.to_owned()
+            }
+        }
+        _ => String::new(),
+    };
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if collapsed.chars().count() > PREVIEW_MAX {
+        let mut cut: String = collapsed.chars().take(PREVIEW_KEEP).collect();
+        cut.push_str("...");
+        cut
+    } else {
+        collapsed
+    }
+}
+
+/// Whether a session has a message (in any state) with this platform message
+/// id (`api.md` §5.3); `false` for an empty session id or platform id.
+pub fn has_platform_message_id(
+    conn: &Connection,
+    session_id: &str,
+    platform_message_id: &str,
+) -> Result<bool, QueryError> {
+    if session_id.is_empty() || platform_message_id.is_empty() {
+        return Ok(false);
+    }
+    exists(
+        conn,
+        "SELECT 1 FROM messages WHERE session_id = ?1 AND platform_message_id = ?2 LIMIT 1",
+        params![session_id, platform_message_id],
+    )
+}
+
+/// Whether a session has inactive rows (`active = 0`: rewound or archived by
+/// compaction) (`api.md` §5.3).
+pub fn has_archived_messages(conn: &Connection, session_id: &str) -> Result<bool, QueryError> {
+    exists(
+        conn,
+        "SELECT 1 FROM messages WHERE session_id = ?1 AND active = 0 LIMIT 1",
+        params![session_id],
+    )
+}
+
+fn exists(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result<bool, QueryError> {
+    conn.query_row(sql, params, |_| Ok(()))
+        .optional()
+        .map(|found| found.is_some())
+        .context("probing messages")
+        .map_err(Into::into)
+}
