@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod cleanup;
 mod clock;
 mod coordination;
 mod db;
@@ -17,6 +18,9 @@ mod search;
 mod sessions;
 mod titles;
 
+pub use cleanup::{
+    AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, SessionsImportReport,
+};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
 pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, OpenOptions, SessionDb};
@@ -53,7 +57,7 @@ pub use hermes_state_types::{
     SCHEMA_VERSION, Session, TokenUpdate,
 };
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
-pub use maintenance::{PruneOptions, PruneReport};
+pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
