@@ -9,7 +9,7 @@ use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 use crate::maintenance::PruneOptions;
 
-/// `state_meta` key of the last automatic prune (`schema-v23.md` §7).
+/// `state_meta` key of the last automatic prune (`schema-v23.md` §8).
 const LAST_AUTO_PRUNE: &str = "last_auto_prune";
 /// `state_meta` key of the last automatic archive run.
 const LAST_AUTO_ARCHIVE: &str = "last_auto_archive";

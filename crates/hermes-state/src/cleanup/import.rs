@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 
 use hermes_state_schema::reconcile::{ColumnInfo, live_columns, quote_identifier};
 use hermes_state_types::{Content, pyjson, stored};
-use rusqlite::Connection;
 use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension};
 use serde_json::{Map, Value};
 
 use crate::db::SessionDb;
@@ -291,8 +291,11 @@ fn reaches(conn: &Connection, start: &str, target: &str) -> Result<bool> {
         }
         current = conn
             .prepare_cached("SELECT parent_session_id FROM sessions WHERE id = ?1")
-            .and_then(|mut stmt| stmt.query_row([&id], |row| row.get::<_, Option<String>>(0)))
-            .map_or(Ok(None), |parent| Ok::<_, rusqlite::Error>(parent))
+            .and_then(|mut stmt| {
+                stmt.query_row([&id], |row| row.get::<_, Option<String>>(0))
+                    .optional()
+            })
+            .map(Option::flatten)
             .context("following parents")?;
     }
     Ok(false)

@@ -608,7 +608,8 @@ fn delete_session_if_empty_needs_no_title_no_messages_no_children() {
         0.0,
         false,
     );
-    s.db.set_session_title("titled", Some("A title")).expect("title");
+    s.db.set_session_title("titled", Some("A title"))
+        .expect("title");
     s.say("talked", "hi");
     s.say("inactive", "gone");
     s.exec("UPDATE messages SET active = 0 WHERE session_id = 'inactive'; UPDATE sessions SET message_count = 0 WHERE id = 'inactive'");
@@ -805,7 +806,8 @@ fn export_all_imports_into_an_empty_store_with_the_same_rows() {
 fn import_detaches_missing_parents_and_cycles_and_drops_taken_titles() {
     let s = Clocked::new();
     s.session(NewSession::new("existing", "cli"), 0.0, false);
-    s.db.set_session_title("existing", Some("Taken")).expect("title");
+    s.db.set_session_title("existing", Some("Taken"))
+        .expect("title");
     let item = |id: &str, parent: Option<&str>| json!({"id": id, "source": "cli", "started_at": T0, "parent_session_id": parent, "messages": []});
     let mut titled = item("t", Some("existing"));
     titled["title"] = json!("Taken");
