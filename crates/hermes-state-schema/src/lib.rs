@@ -18,6 +18,7 @@ pub mod open;
 pub mod optimize;
 pub mod permissions;
 pub mod reconcile;
+pub mod telegram_topics;
 pub mod title_index;
 
 pub use detect::{FileShape, FtsLayout, StoreShape};

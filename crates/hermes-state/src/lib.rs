@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod cleanup;
 mod clock;
 mod coordination;
 mod db;
@@ -20,6 +21,9 @@ mod session_updates;
 mod sessions;
 mod titles;
 
+pub use cleanup::{
+    AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, SessionsImportReport,
+};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
 pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, SessionDb, StoreOptions};
@@ -58,7 +62,7 @@ pub use hermes_state_types::{
     SCHEMA_VERSION, Session, TokenUpdate,
 };
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
-pub use maintenance::{PruneOptions, PruneReport};
+pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).

@@ -202,7 +202,7 @@ const HAS_DELEGATE_MARK: &str = "CASE WHEN json_valid(model_config) THEN json_ty
 /// Every delegate descendant of a session: sessions whose `$._delegate_from`
 /// names a collected id, or whose parent is a collected id and that carry a
 /// `$._delegate_from` marker; never the session itself.
-fn collect_delegates(conn: &Connection, root: &str) -> Result<Vec<String>> {
+pub(crate) fn collect_delegates(conn: &Connection, root: &str) -> Result<Vec<String>> {
     let sql = format!(
         "SELECT id FROM sessions WHERE id <> ?1 AND (({DELEGATE_FROM}) = ?2 OR (parent_session_id = ?2 AND {HAS_DELEGATE_MARK}))"
     );

@@ -25,7 +25,7 @@ pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
         older_than_days: Some(f64::from(args.older_than_days)),
         source: args.source.clone(),
         dry_run: args.dry_run,
-        sessions_dir: None,
+        ..PruneOptions::default()
     };
     let spinner = Progress::spinner(
         &ctx.out,

@@ -6,6 +6,7 @@
 //! store's own connection (`db.read`), or on a second connection for setup
 //! writes the API has no method for.
 mod accounting;
+mod cleanup;
 mod clock;
 mod coexistence;
 mod contention;

@@ -1,0 +1,210 @@
+//! The automatic maintenance runs (`api.md` §11.4): at most once per
+//! interval, remembered in `state_meta`, never failing the caller.
+
+use std::path::PathBuf;
+
+use hermes_state_types::{ErrorKind, pyjson};
+
+use crate::db::SessionDb;
+use crate::error::{Error, Result, WriteContext};
+use crate::maintenance::PruneOptions;
+
+/// `state_meta` key of the last automatic prune (`schema-v23.md` §8).
+const LAST_AUTO_PRUNE: &str = "last_auto_prune";
+/// `state_meta` key of the last automatic archive run.
+const LAST_AUTO_ARCHIVE: &str = "last_auto_archive";
+
+/// Archives unarchived sessions (unpinned ones only when `?2` is 1) whose
+/// last activity (newest message, else start) is before `?1`.
+const ARCHIVE_STALE: &str = "UPDATE sessions SET archived = 1
+WHERE archived = 0
+  AND (?2 = 0 OR pinned = 0)
+  AND COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = sessions.id), started_at) < ?1";
+
+/// The arguments of [`SessionDb::maybe_auto_prune_and_vacuum`], with the
+/// original's defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoPruneOptions {
+    /// Prune ended sessions started more than this many days ago (default 90).
+    pub retention_days: f64,
+    /// Do nothing if the last run is more recent than this (default 24).
+    pub min_interval_hours: f64,
+    /// `VACUUM` after a prune that removed something (default true).
+    pub vacuum: bool,
+    /// Transcript folder, as [`PruneOptions::sessions_dir`].
+    pub sessions_dir: Option<PathBuf>,
+}
+
+impl Default for AutoPruneOptions {
+    fn default() -> Self {
+        AutoPruneOptions {
+            retention_days: 90.0,
+            min_interval_hours: 24.0,
+            vacuum: true,
+            sessions_dir: None,
+        }
+    }
+}
+
+/// What [`SessionDb::maybe_auto_prune_and_vacuum`] did: the original's
+/// `{"skipped", "pruned", "vacuumed"}` (+ `"error"`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AutoPruneReport {
+    /// The last run was too recent: nothing was done.
+    pub skipped: bool,
+    /// Sessions pruned.
+    pub pruned: usize,
+    /// Whether the store was vacuumed.
+    pub vacuumed: bool,
+    /// Why the run failed, if it did (nothing is raised).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The kind of that failure, to match on.
+    #[serde(skip)]
+    pub error_kind: Option<ErrorKind>,
+}
+
+/// The arguments of [`SessionDb::maybe_auto_archive`], with the original's
+/// defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AutoArchiveOptions {
+    /// Archive sessions idle for more than this many days (default 3).
+    pub idle_days: f64,
+    /// Do nothing if the last run is more recent than this (default 24).
+    pub min_interval_hours: f64,
+    /// Leave pinned sessions alone (default true).
+    pub exclude_pinned: bool,
+}
+
+impl Default for AutoArchiveOptions {
+    fn default() -> Self {
+        AutoArchiveOptions {
+            idle_days: 3.0,
+            min_interval_hours: 24.0,
+            exclude_pinned: true,
+        }
+    }
+}
+
+/// What [`SessionDb::maybe_auto_archive`] did: the original's
+/// `{"skipped", "archived"}` (+ `"error"`).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AutoArchiveReport {
+    /// The last run was too recent: nothing was done.
+    pub skipped: bool,
+    /// Sessions archived.
+    pub archived: usize,
+    /// Why the run failed, if it did (nothing is raised).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The kind of that failure, to match on.
+    #[serde(skip)]
+    pub error_kind: Option<ErrorKind>,
+}
+
+impl SessionDb {
+    /// Prunes old ended sessions and gives the space back, at most once per
+    /// `min_interval_hours` (`api.md` §11.4).
+    ///
+    /// Skipped when `state_meta.last_auto_prune` is a number less than the
+    /// interval old (an unparsable value counts as "never ran"). Otherwise
+    /// prunes as [`SessionDb::prune_sessions`] with `retention_days`, runs
+    /// [`SessionDb::vacuum`] only if something was pruned (and `vacuum` is
+    /// set), then stores the handle's clock time as `last_auto_prune`
+    /// (shortest round-trip float text). Never fails: an error (a read-only
+    /// handle included) is reported in `error` and `error_kind`, and the time
+    /// is then not stored.
+    pub fn maybe_auto_prune_and_vacuum(&self, options: &AutoPruneOptions) -> AutoPruneReport {
+        let mut report = AutoPruneReport::default();
+        let mut run = || -> Result<()> {
+            if self.ran_recently(LAST_AUTO_PRUNE, options.min_interval_hours)? {
+                report.skipped = true;
+                return Ok(());
+            }
+            report.pruned = self
+                .prune_sessions(&PruneOptions {
+                    older_than_days: Some(options.retention_days),
+                    sessions_dir: options.sessions_dir.clone(),
+                    ..PruneOptions::default()
+                })?
+                .count;
+            if report.pruned > 0 && options.vacuum {
+                self.vacuum()?;
+                report.vacuumed = true;
+            }
+            self.set_meta(LAST_AUTO_PRUNE, &pyjson::float_repr(self.now()))
+        };
+        if let Err(error) = run() {
+            report.error_kind = Some(error.kind());
+            report.error = Some(error.to_string());
+        }
+        report
+    }
+
+    /// Archives sessions idle for more than `idle_days`, at most once per
+    /// `min_interval_hours` (`api.md` §11.4), the pattern of
+    /// [`SessionDb::maybe_auto_prune_and_vacuum`] with `last_auto_archive`.
+    ///
+    /// Idle: the newest message (else the start) is older than `idle_days`
+    /// by the handle's clock; already archived sessions, and pinned ones
+    /// with `exclude_pinned`, are left alone. The archive and the new
+    /// `last_auto_archive` are written in one transaction. Never fails: an
+    /// error is reported in `error` and `error_kind`.
+    pub fn maybe_auto_archive(&self, options: &AutoArchiveOptions) -> AutoArchiveReport {
+        let mut report = AutoArchiveReport::default();
+        let mut run = || -> Result<()> {
+            if self.ran_recently(LAST_AUTO_ARCHIVE, options.min_interval_hours)? {
+                report.skipped = true;
+                return Ok(());
+            }
+            finite("idle_days", options.idle_days)?;
+            let now = self.now();
+            let cutoff = now - options.idle_days * 86_400.0;
+            let stamp = pyjson::float_repr(now);
+            report.archived = self.write("archiving stale sessions", |conn| {
+                let archived = conn
+                    .execute(
+                        ARCHIVE_STALE,
+                        rusqlite::params![cutoff, i64::from(options.exclude_pinned)],
+                    )
+                    .context("archiving stale sessions")?;
+                conn.execute(
+                    hermes_state_schema::ddl::UPSERT_META,
+                    [LAST_AUTO_ARCHIVE, stamp.as_str()],
+                )
+                .context("writing state_meta")?;
+                Ok(archived)
+            })?;
+            Ok(())
+        };
+        if let Err(error) = run() {
+            report.error_kind = Some(error.kind());
+            report.error = Some(error.to_string());
+        }
+        report
+    }
+
+    /// Whether the `state_meta` time stamp `key` is a number less than
+    /// `interval_hours` old by the handle's clock.
+    fn ran_recently(&self, key: &str, interval_hours: f64) -> Result<bool> {
+        finite("min_interval_hours", interval_hours)?;
+        if self.is_read_only() {
+            return Err(Error::ReadOnly(format!("automatic maintenance ({key})")));
+        }
+        let last = self
+            .get_meta(key)?
+            .and_then(|text| text.trim().parse::<f64>().ok())
+            .filter(|last| last.is_finite());
+        Ok(last.is_some_and(|last| self.now() - last < interval_hours * 3600.0))
+    }
+}
+
+fn finite(name: &str, value: f64) -> Result<()> {
+    if value.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::InvalidInput(format!(
+            "{name} must be finite, got {value}"
+        )))
+    }
+}
