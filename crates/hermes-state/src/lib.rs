@@ -8,11 +8,13 @@ mod error;
 mod export;
 mod fts;
 mod inspect;
+mod lookups;
 mod maintenance;
 mod messages;
 pub mod paths;
 mod reads;
 mod repair;
+mod rich_listing;
 mod search;
 mod sessions;
 mod titles;
@@ -34,6 +36,8 @@ pub use export::{
 pub use hermes_state_query as query;
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
+pub use hermes_state_query::lookups::{GatewayPeer, SessionActivity};
+pub use hermes_state_query::rich_listing::{RichListOptions, RichSession, SessionFilter};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
 };
@@ -55,6 +59,7 @@ pub use hermes_state_types::{
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneOptions, PruneReport};
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
+pub use rich_listing::PruneFilter;
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use rusqlite;
