@@ -12,6 +12,7 @@ mod contention;
 mod conversation;
 mod delete;
 mod errors;
+mod lookups;
 mod messages;
 mod roundtrip;
 mod sessions;
