@@ -239,7 +239,6 @@ fn session_columns(conn: &Connection, compact: bool) -> Result<String, QueryErro
         .context("reading the session columns")?;
     Ok(stmt
         .column_names()
-        .into_iter()
         .filter(|name| *name != "system_prompt")
         .map(|name| format!("s.\"{}\"", name.replace('"', "\"\"")))
         .collect::<Vec<_>>()

@@ -14,5 +14,6 @@ mod delete;
 mod errors;
 mod lookups;
 mod messages;
+mod rich_listing;
 mod roundtrip;
 mod sessions;
