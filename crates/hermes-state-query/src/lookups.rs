@@ -25,8 +25,9 @@ pub const MAX_RESUME_STEPS: usize = 32;
 /// its peer (`api.md` §12.2): ended by a cleanup, not by the user.
 pub const RECOVERABLE_END_REASONS: [&str; 2] = ["agent_close", "ws_orphan_reap"];
 
-/// `model_config`'s `$._branched_from` of the session aliased `alias`; NULL
-/// also for a `model_config` that is not valid JSON (read leniently).
+/// The `$.<key>` marker (`_branched_from`, `_delegate_from`) of the session
+/// aliased `alias`'s `model_config`; NULL also for a `model_config` that is
+/// not valid JSON (read leniently).
 pub(crate) fn marker(alias: &str, key: &str) -> String {
     format!(
         "(CASE WHEN json_valid({alias}.model_config) \
