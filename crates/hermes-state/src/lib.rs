@@ -10,12 +10,14 @@ mod export;
 mod fts;
 mod handoff;
 mod inspect;
+mod lookups;
 mod maintenance;
 mod message_edits;
 mod messages;
 pub mod paths;
 mod reads;
 mod repair;
+mod rich_listing;
 mod search;
 mod session_updates;
 mod sessions;
@@ -42,7 +44,9 @@ pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 pub use hermes_state_query as query;
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
+pub use hermes_state_query::lookups::{PeerLookup, SessionActivity};
 pub use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
+pub use hermes_state_query::rich_listing::{RichListOptions, RichSession, SessionFilter};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
 };
@@ -65,6 +69,7 @@ pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
+pub use rich_listing::PruneFilter;
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use rusqlite;
