@@ -62,8 +62,11 @@ pub enum Command {
     Export(ExportArgs),
     /// Import sessions from an export (JSON array or JSON Lines)
     Import(ImportArgs),
-    /// Delete ended sessions older than N days (children are kept, orphaned)
-    Prune(PruneArgs),
+    /// Delete ended sessions older than N days or matching filters (children are kept, orphaned)
+    Prune(Box<PruneArgs>),
+    /// The agent's periodic upkeep: auto prune + vacuum, auto archive
+    #[command(subcommand)]
+    Maintenance(MaintenanceCommand),
     /// Check the file is healthy; --repair fixes what can be fixed
     Doctor(DoctorArgs),
     /// Write a consistent copy of the store to PATH (safe while agents run)
@@ -95,13 +98,56 @@ pub enum SessionsCommand {
     End(EndArgs),
     /// Make an ended session live again
     Reopen(IdArg),
-    /// Delete a session and its messages (delegate children too; other children are orphaned)
+    /// Delete sessions and their messages (delegate children too; other children are orphaned)
     #[command(visible_alias = "rm")]
-    Delete(IdArg),
+    Delete(DeleteArgs),
     /// Delete every message of a session, keeping the session
     Clear(IdArg),
     /// The session's ancestors and descendants, as a tree
     Lineage(IdArg),
+    /// Hide a session's whole compression lineage from the session picker
+    Archive(IdArg),
+    /// Show an archived compression lineage in the session picker again
+    Unarchive(IdArg),
+    /// Pin a session's whole compression lineage (auto archive leaves it alone)
+    Pin(IdArg),
+    /// Unpin a session's whole compression lineage
+    Unpin(IdArg),
+    /// Rewind a session to one of its user messages (it and every later message are hidden)
+    Rewind(RewindArgs),
+    /// Make rewound messages live again
+    Restore(RestoreArgs),
+}
+
+/// `sessions delete`
+#[derive(Debug, Args)]
+pub struct DeleteArgs {
+    /// The session ids
+    #[arg(required = true, value_name = "ID")]
+    pub ids: Vec<String>,
+    /// The agent's transcript folder: `<id>.json`, `<id>.jsonl` and request dumps of deleted sessions go too
+    #[arg(long, value_name = "DIR")]
+    pub sessions_dir: Option<PathBuf>,
+}
+
+/// `sessions rewind`
+#[derive(Debug, Args)]
+pub struct RewindArgs {
+    /// The session id
+    pub id: String,
+    /// The user message to rewind to (it and every later live message are rewound)
+    #[arg(long, value_name = "MESSAGE_ID")]
+    pub to: i64,
+}
+
+/// `sessions restore`
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The session id
+    pub id: String,
+    /// Only rewound messages with this id or a later one [default: every rewound message]
+    #[arg(long, value_name = "MESSAGE_ID")]
+    pub since: Option<i64>,
 }
 
 /// A session id.
@@ -123,6 +169,40 @@ pub struct ListArgs {
     /// Skip this many sessions
     #[arg(long, default_value_t = 0)]
     pub offset: u32,
+    /// Picker view: only sessions whose working directory is this folder or lies below it
+    #[arg(long, value_name = "PREFIX")]
+    pub cwd: Option<String>,
+    /// Picker view: only archived sessions
+    #[arg(long, conflicts_with = "include_archived")]
+    pub archived: bool,
+    /// Picker view: archived sessions too
+    #[arg(long)]
+    pub include_archived: bool,
+    /// Picker view: only pinned sessions
+    #[arg(long)]
+    pub pinned: bool,
+    /// Picker view: only sessions with at least N messages
+    #[arg(long, value_name = "N")]
+    pub min_messages: Option<i64>,
+    /// Picker view: only sessions whose model contains this text (ASCII case-insensitive)
+    #[arg(long, value_name = "SUBSTRING")]
+    pub model: Option<String>,
+    /// Picker view: compression continuations and delegate children too, each as itself
+    #[arg(long)]
+    pub children: bool,
+}
+
+impl ListArgs {
+    /// Whether a filter of the session picker (`list_sessions_rich`) was given.
+    pub fn picker(&self) -> bool {
+        self.cwd.is_some()
+            || self.archived
+            || self.include_archived
+            || self.pinned
+            || self.min_messages.is_some()
+            || self.model.is_some()
+            || self.children
+    }
 }
 
 /// `sessions show`
@@ -356,14 +436,127 @@ pub struct ImportArgs {
 #[derive(Debug, Args)]
 pub struct PruneArgs {
     /// Ended sessions that started more than this many days ago
-    #[arg(long, value_name = "N")]
-    pub older_than_days: u32,
+    #[arg(
+        long,
+        value_name = "N",
+        required_unless_present_any = ["any_age", "started_before"],
+        conflicts_with = "any_age"
+    )]
+    pub older_than_days: Option<u32>,
+    /// No age bound: every ended session the other filters match
+    #[arg(long)]
+    pub any_age: bool,
     /// Only sessions of this source
     #[arg(long)]
     pub source: Option<String>,
     /// Only show what would be deleted
     #[arg(long)]
     pub dry_run: bool,
+    /// The agent's transcript folder: `<id>.json`, `<id>.jsonl` and request dumps of pruned sessions go too
+    #[arg(long, value_name = "DIR")]
+    pub sessions_dir: Option<PathBuf>,
+    /// Started before this time: Unix seconds or YYYY-MM-DD (UTC); replaces --older-than-days
+    #[arg(long, value_name = "WHEN", value_parser = parse_time, conflicts_with = "older_than_days")]
+    pub started_before: Option<f64>,
+    /// Started after this time: Unix seconds or YYYY-MM-DD (UTC)
+    #[arg(long, value_name = "WHEN", value_parser = parse_time)]
+    pub started_after: Option<f64>,
+    /// The title contains this text (ASCII case-insensitive)
+    #[arg(long, value_name = "TEXT")]
+    pub title_like: Option<String>,
+    /// The end reason is this (compression, user_exit, …)
+    #[arg(long, value_name = "REASON")]
+    pub end_reason: Option<String>,
+    /// The working directory is this folder or lies below it
+    #[arg(long, value_name = "PREFIX")]
+    pub cwd: Option<String>,
+    /// At least N messages
+    #[arg(long, value_name = "N")]
+    pub min_messages: Option<i64>,
+    /// At most N messages
+    #[arg(long, value_name = "N")]
+    pub max_messages: Option<i64>,
+    /// Only archived sessions
+    #[arg(long, conflicts_with = "not_archived")]
+    pub archived: bool,
+    /// Only sessions that are not archived
+    #[arg(long)]
+    pub not_archived: bool,
+    /// The model contains this text (ASCII case-insensitive)
+    #[arg(long, value_name = "TEXT")]
+    pub model_like: Option<String>,
+    /// The billing provider is this
+    #[arg(long)]
+    pub provider: Option<String>,
+    /// The platform user id is this
+    #[arg(long)]
+    pub user_id: Option<String>,
+    /// The chat id is this
+    #[arg(long)]
+    pub chat_id: Option<String>,
+    /// The chat type is this (dm, group, …)
+    #[arg(long)]
+    pub chat_type: Option<String>,
+    /// The git branch contains this text (ASCII case-insensitive)
+    #[arg(long, value_name = "TEXT")]
+    pub branch_like: Option<String>,
+    /// At least N input + output tokens
+    #[arg(long, value_name = "N")]
+    pub min_tokens: Option<i64>,
+    /// At most N input + output tokens
+    #[arg(long, value_name = "N")]
+    pub max_tokens: Option<i64>,
+    /// Cost (actual, else estimated) at least this many dollars
+    #[arg(long, value_name = "USD", value_parser = parse_finite)]
+    pub min_cost: Option<f64>,
+    /// Cost (actual, else estimated) at most this many dollars
+    #[arg(long, value_name = "USD", value_parser = parse_finite)]
+    pub max_cost: Option<f64>,
+    /// At least N tool calls
+    #[arg(long, value_name = "N")]
+    pub min_tool_calls: Option<i64>,
+    /// At most N tool calls
+    #[arg(long, value_name = "N")]
+    pub max_tool_calls: Option<i64>,
+}
+
+/// `maintenance …`
+#[derive(Debug, Subcommand)]
+pub enum MaintenanceCommand {
+    /// Run the agent's periodic upkeep now, unless it ran recently: prune (+ vacuum), then archive idle sessions
+    Auto(AutoArgs),
+}
+
+/// `maintenance auto` (defaults: the library's `AutoPruneOptions` / `AutoArchiveOptions`)
+#[derive(Debug, Args)]
+pub struct AutoArgs {
+    /// Prune ended sessions started more than this many days ago
+    #[arg(long, value_name = "DAYS", default_value_t = 90.0, value_parser = parse_finite)]
+    pub retention_days: f64,
+    /// Skip the prune if it last ran less than this many hours ago
+    #[arg(long, value_name = "HOURS", default_value_t = 24.0, value_parser = parse_finite)]
+    pub prune_interval_hours: f64,
+    /// Do not VACUUM after a prune that removed something
+    #[arg(long)]
+    pub no_vacuum: bool,
+    /// Archive sessions idle for more than this many days
+    #[arg(long, value_name = "DAYS", default_value_t = 3.0, value_parser = parse_finite)]
+    pub archive_idle_days: f64,
+    /// Skip the archive if it last ran less than this many hours ago
+    #[arg(long, value_name = "HOURS", default_value_t = 24.0, value_parser = parse_finite)]
+    pub archive_interval_hours: f64,
+    /// Archive idle pinned sessions too
+    #[arg(long)]
+    pub archive_pinned: bool,
+    /// Do not prune
+    #[arg(long)]
+    pub no_prune: bool,
+    /// Do not archive
+    #[arg(long, conflicts_with = "no_prune")]
+    pub no_archive: bool,
+    /// The agent's transcript folder: transcripts of pruned sessions go too
+    #[arg(long, value_name = "DIR")]
+    pub sessions_dir: Option<PathBuf>,
 }
 
 /// `doctor`
@@ -422,6 +615,62 @@ fn parse_json(text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))
 }
 
+/// A finite number (`inf` and `NaN` are refused here, not by the library).
+fn parse_finite(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() => Ok(value),
+        _ => Err("expected a finite number".to_owned()),
+    }
+}
+
+/// A time: Unix seconds, or a date `YYYY-MM-DD` meaning its UTC midnight.
+fn parse_time(text: &str) -> Result<f64, String> {
+    if let Ok(value) = parse_finite(text) {
+        return Ok(value);
+    }
+    let expected = || "expected Unix seconds or a date YYYY-MM-DD (UTC)".to_owned();
+    let mut parts = text.trim().splitn(3, '-');
+    let (Some(y), Some(m), Some(d)) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(expected());
+    };
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    if !(digits(y, 4) && digits(m, 2) && digits(d, 2)) {
+        return Err(expected());
+    }
+    let (y, m, d): (i64, i64, i64) = (
+        y.parse().map_err(|_| expected())?,
+        m.parse().map_err(|_| expected())?,
+        d.parse().map_err(|_| expected())?,
+    );
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
+        return Err(format!("{text:?} is not a calendar date"));
+    }
+    // Howard Hinnant's days-from-civil algorithm.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Ok((days * 86_400) as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,5 +679,16 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn times_are_unix_seconds_or_utc_dates() {
+        assert_eq!(parse_time("1700000000.5"), Ok(1_700_000_000.5));
+        assert_eq!(parse_time("1970-01-01"), Ok(0.0));
+        assert_eq!(parse_time("2000-03-01"), Ok(951_868_800.0));
+        assert_eq!(parse_time("2026-07-24"), Ok(1_784_851_200.0));
+        assert!(parse_time("2025-02-29").is_err());
+        assert!(parse_time("yesterday").is_err());
+        assert!(parse_time("inf").is_err());
     }
 }

@@ -1,116 +1,14 @@
-//! `prune`, `vacuum`, `backup`, `doctor`.
+//! `vacuum`, `backup`, `doctor`.
 
-use std::fmt::Write as _;
-
-use hermes_state::{CounterMismatch, DoctorReport, FtsCheck, FtsNote, FtsRebuild, PruneOptions};
+use hermes_state::{CounterMismatch, DoctorReport, FtsCheck, FtsNote, FtsRebuild};
 use serde_json::{Value, json};
 
-use crate::cli::{BackupArgs, DoctorArgs, PruneArgs};
-use crate::commands::to_json;
+use crate::cli::{BackupArgs, DoctorArgs};
 use crate::error::{CliError, CliResult};
-use crate::output::{count, datetime};
+use crate::output::count;
 use crate::progress::Progress;
 use crate::render;
 use crate::store::{Access, Context};
-
-/// `prune`
-pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
-    let access = if args.dry_run {
-        Access::Read
-    } else {
-        Access::Write
-    };
-    let db = ctx.open(access)?;
-    let options = PruneOptions {
-        older_than_days: Some(f64::from(args.older_than_days)),
-        source: args.source.clone(),
-        dry_run: args.dry_run,
-        ..PruneOptions::default()
-    };
-    let spinner = Progress::spinner(
-        &ctx.out,
-        if args.dry_run {
-            "finding sessions to prune"
-        } else {
-            "pruning"
-        },
-    );
-    let report = db.prune_sessions(&options).map_err(|e| ctx.fail(&e))?;
-    spinner.finish();
-    let out = &ctx.out;
-    // In a dry run, the sessions themselves (they still exist) say what would go.
-    let mut details = Vec::new();
-    if args.dry_run {
-        for id in &report.ids {
-            if let Some(session) = db.get_session(id).map_err(|e| ctx.fail(&e))? {
-                details.push(session);
-            }
-        }
-    }
-    if out.json {
-        let mut value = json!({
-            "dry_run": args.dry_run,
-            "older_than_days": args.older_than_days,
-            "source": args.source,
-            "count": report.count,
-            "ids": report.ids,
-        });
-        if args.dry_run
-            && let Value::Object(map) = &mut value
-        {
-            map.insert("sessions".to_owned(), to_json!(&details));
-        }
-        return out.json(&value);
-    }
-    let scope = match &args.source {
-        Some(source) => format!("ended {source} sessions"),
-        None => "ended sessions".to_owned(),
-    };
-    if report.count == 0 {
-        if !out.quiet {
-            out.line(format!(
-                "no {scope} started more than {} day(s) ago; nothing to prune",
-                args.older_than_days
-            ))?;
-        }
-        return Ok(());
-    }
-    let mut text = String::new();
-    if args.dry_run {
-        let _ = writeln!(
-            text,
-            "would prune {} {scope} started more than {} day(s) ago (nothing was deleted):",
-            report.count, args.older_than_days
-        );
-        for s in &details {
-            let _ = writeln!(
-                text,
-                "  {}  {}  started {}  {} message(s)  {}",
-                s.id,
-                s.source,
-                datetime(s.started_at),
-                s.message_count.unwrap_or(0),
-                s.title.as_deref().unwrap_or("")
-            );
-        }
-    } else {
-        let _ = writeln!(
-            text,
-            "pruned {} {scope} started more than {} day(s) ago: {}",
-            report.count,
-            args.older_than_days,
-            report.ids.join(", ")
-        );
-        let _ = writeln!(
-            text,
-            "(`hermes-state vacuum` gives the space back to the file system)"
-        );
-    }
-    if out.quiet && !args.dry_run {
-        return Ok(());
-    }
-    out.text(text)
-}
 
 fn file_size(path: &std::path::Path) -> u64 {
     let mut total = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);

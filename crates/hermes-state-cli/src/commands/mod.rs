@@ -1,17 +1,24 @@
 //! One module per command group; [`run`] dispatches.
 
+mod auto;
 mod demo;
 mod export;
 mod fts;
+mod lineage_flags;
+mod listing;
 mod maintenance;
 mod messages;
+mod prune;
+mod rewind;
 mod schema;
 mod search;
 mod sessions;
 mod stats;
 mod titles;
 
-use crate::cli::{Cli, Command, FtsCommand, MessagesCommand, SessionsCommand, TitleCommand};
+use crate::cli::{
+    Cli, Command, FtsCommand, MaintenanceCommand, MessagesCommand, SessionsCommand, TitleCommand,
+};
 use crate::error::CliResult;
 use crate::output::Output;
 use crate::store::{self, Context};
@@ -44,14 +51,28 @@ pub fn run(cli: Cli, out: Output) -> CliResult {
     };
     match cli.command {
         Command::Sessions(command) => match command {
-            SessionsCommand::List(args) => sessions::list(&ctx, &args),
+            SessionsCommand::List(args) => listing::list(&ctx, &args),
             SessionsCommand::Show(args) => sessions::show(&ctx, &args),
             SessionsCommand::Create(args) => sessions::create(&ctx, &args),
             SessionsCommand::End(args) => sessions::end(&ctx, &args),
             SessionsCommand::Reopen(args) => sessions::reopen(&ctx, &args.id),
-            SessionsCommand::Delete(args) => sessions::delete(&ctx, &args.id),
+            SessionsCommand::Delete(args) => sessions::delete(&ctx, &args),
             SessionsCommand::Clear(args) => sessions::clear(&ctx, &args.id),
             SessionsCommand::Lineage(args) => sessions::lineage(&ctx, &args.id),
+            SessionsCommand::Archive(args) => {
+                lineage_flags::set(&ctx, &args.id, lineage_flags::Flag::Archived, true)
+            }
+            SessionsCommand::Unarchive(args) => {
+                lineage_flags::set(&ctx, &args.id, lineage_flags::Flag::Archived, false)
+            }
+            SessionsCommand::Pin(args) => {
+                lineage_flags::set(&ctx, &args.id, lineage_flags::Flag::Pinned, true)
+            }
+            SessionsCommand::Unpin(args) => {
+                lineage_flags::set(&ctx, &args.id, lineage_flags::Flag::Pinned, false)
+            }
+            SessionsCommand::Rewind(args) => rewind::rewind(&ctx, &args),
+            SessionsCommand::Restore(args) => rewind::restore(&ctx, &args),
         },
         Command::Messages(command) => match command {
             MessagesCommand::Append(args) => messages::append(&ctx, *args),
@@ -67,7 +88,8 @@ pub fn run(cli: Cli, out: Output) -> CliResult {
         Command::Stats(args) => stats::stats(&ctx, &args),
         Command::Export(args) => export::export(&ctx, &args),
         Command::Import(args) => export::import(&ctx, &args),
-        Command::Prune(args) => maintenance::prune(&ctx, &args),
+        Command::Prune(args) => prune::prune(&ctx, &args),
+        Command::Maintenance(MaintenanceCommand::Auto(args)) => auto::auto(&ctx, &args),
         Command::Doctor(args) => maintenance::doctor(&ctx, &args),
         Command::Backup(args) => maintenance::backup(&ctx, &args),
         Command::Vacuum => maintenance::vacuum(&ctx),
@@ -91,6 +113,12 @@ fn command_name(command: &Command) -> &'static str {
             SessionsCommand::Delete(_) => "sessions delete",
             SessionsCommand::Clear(_) => "sessions clear",
             SessionsCommand::Lineage(_) => "sessions lineage",
+            SessionsCommand::Archive(_) => "sessions archive",
+            SessionsCommand::Unarchive(_) => "sessions unarchive",
+            SessionsCommand::Pin(_) => "sessions pin",
+            SessionsCommand::Unpin(_) => "sessions unpin",
+            SessionsCommand::Rewind(_) => "sessions rewind",
+            SessionsCommand::Restore(_) => "sessions restore",
         },
         Command::Messages(command) => match command {
             MessagesCommand::Append(_) => "messages append",
@@ -107,6 +135,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Export(_) => "export",
         Command::Import(_) => "import",
         Command::Prune(_) => "prune",
+        Command::Maintenance(MaintenanceCommand::Auto(_)) => "maintenance auto",
         Command::Doctor(_) => "doctor",
         Command::Backup(_) => "backup",
         Command::Vacuum => "vacuum",

@@ -1,96 +1,17 @@
-//! `sessions list|show|create|end|reopen|delete|clear|lineage`.
+//! `sessions show|create|end|reopen|delete|clear|lineage`.
 
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::hash::{BuildHasher, Hasher};
 
-use hermes_state::{
-    Content, LineageEntry, ListFilter, Message, MessagePage, NewSession, Session, SessionDb,
-};
+use hermes_state::{Content, LineageEntry, Message, MessagePage, NewSession, Session, SessionDb};
 use serde_json::{Value, json};
 
-use crate::cli::{CreateArgs, EndArgs, ListArgs, ShowArgs};
+use crate::cli::{CreateArgs, DeleteArgs, EndArgs, ShowArgs};
 use crate::commands::{session_count, to_json};
 use crate::error::CliResult;
-use crate::output::{
-    self, Output, cost, count, datetime, datetime_seconds, one_line, pad, shorten,
-};
+use crate::output::{self, Output, cost, count, datetime, datetime_seconds, one_line, shorten};
 use crate::store::{Access, Context};
-
-/// `sessions list`
-pub fn list(ctx: &Context, args: &ListArgs) -> CliResult {
-    let db = ctx.open(Access::Read)?;
-    let filter = ListFilter {
-        source: args.source.clone(),
-        limit: Some(args.limit),
-        offset: args.offset,
-    };
-    let rows = db.recent_sessions(&filter).map_err(|e| ctx.fail(&e))?;
-    let out = &ctx.out;
-    if out.json {
-        return out.json(&to_json!(&rows));
-    }
-    if rows.is_empty() {
-        out.note(match &args.source {
-            Some(source) => format!("no sessions from {source:?}"),
-            None => "no sessions".to_owned(),
-        });
-        return Ok(());
-    }
-    let id_width = rows
-        .iter()
-        .map(|r| r.session.id.chars().count())
-        .max()
-        .unwrap_or(2)
-        .clamp(2, 36);
-    let source_width = rows
-        .iter()
-        .map(|r| r.session.source.chars().count())
-        .max()
-        .unwrap_or(6)
-        .clamp(6, 12);
-    let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "{}",
-        out.bold(&format!(
-            "{}  {}  {}  {:>5}  {}  {}  TITLE / PREVIEW",
-            pad("ID", id_width),
-            pad("SOURCE", source_width),
-            pad("MODEL", 18),
-            "MSGS",
-            pad("LAST ACTIVE (UTC)", 17),
-            pad("STATUS", 11),
-        ))
-    );
-    for row in &rows {
-        let session = &row.session;
-        let status = match &session.end_reason {
-            None if session.ended_at.is_none() => "live".to_owned(),
-            None => "ended".to_owned(),
-            Some(reason) => reason.clone(),
-        };
-        let preview = shorten(&one_line(&row.preview), 60);
-        let described = match (&session.title, preview.is_empty()) {
-            (Some(title), true) => out.bold(title),
-            (Some(title), false) => format!("{}  {}", out.bold(title), out.dim(&preview)),
-            (None, false) => preview,
-            (None, true) => out.dim("(no user message)"),
-        };
-        let _ = writeln!(
-            text,
-            "{}  {}  {}  {:>5}  {}  {}  {}",
-            pad(&session.id, id_width),
-            pad(&session.source, source_width),
-            pad(session.model.as_deref().unwrap_or("-"), 18),
-            session.message_count.unwrap_or(0),
-            pad(&datetime(row.last_active), 17),
-            pad(&status, 11),
-            described
-        );
-    }
-    out.text(text)
-}
 
 /// Finds a session by id, or else by title.
 fn find_session(ctx: &Context, db: &SessionDb, id: &str) -> CliResult<Session> {
@@ -464,27 +385,42 @@ pub fn reopen(ctx: &Context, id: &str) -> CliResult {
     confirm(ctx, &db, id, format!("reopened session {id}"))
 }
 
-/// `sessions delete`
-pub fn delete(ctx: &Context, id: &str) -> CliResult {
+/// `sessions delete`: every id must exist, else nothing is deleted (a typo
+/// does not delete the rest of the list).
+pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
     let db = ctx.open(Access::Write)?;
-    let before = session_count(ctx, &db)?;
-    if !db.delete_session(id).map_err(|e| ctx.fail(&e))? {
-        return Err(ctx.unknown_session(id));
+    let mut ids: Vec<&str> = Vec::new();
+    for id in &args.ids {
+        if !ids.contains(&id.as_str()) {
+            ids.push(id);
+        }
     }
+    for id in &ids {
+        ctx.require_session(&db, id)?;
+    }
+    let before = session_count(ctx, &db)?;
+    db.delete_sessions(&ids, args.sessions_dir.as_deref())
+        .map_err(|e| ctx.fail(&e))?;
     let deleted = before - session_count(ctx, &db)?;
     if ctx.out.json {
-        return ctx
-            .out
-            .json(&json!({"id": id, "deleted": true, "sessions_deleted": deleted}));
+        let mut value = json!({"ids": ids, "deleted": true, "sessions_deleted": deleted});
+        if let ([id], Value::Object(map)) = (ids.as_slice(), &mut value) {
+            map.insert("id".to_owned(), (*id).into());
+        }
+        return ctx.out.json(&value);
     }
     if !ctx.out.quiet {
-        let delegates = deleted - 1;
+        let delegates = deleted - ids.len() as i64;
         let extra = if delegates > 0 {
             format!(" and {delegates} delegate session(s)")
         } else {
             String::new()
         };
-        ctx.out.line(format!("deleted session {id}{extra}"))?;
+        let what = match ids.as_slice() {
+            [id] => format!("session {id}"),
+            _ => format!("{} sessions ({})", ids.len(), ids.join(", ")),
+        };
+        ctx.out.line(format!("deleted {what}{extra}"))?;
     }
     Ok(())
 }

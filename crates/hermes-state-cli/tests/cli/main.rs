@@ -13,6 +13,7 @@ mod common;
 
 mod bad_input;
 mod cjk;
+mod curation;
 mod demo;
 mod export_and_maintenance;
 mod messages_and_titles;

@@ -1,0 +1,71 @@
+//! `sessions rewind|restore` (`api.md` §4.5).
+
+use serde_json::{Value, json};
+
+use crate::cli::{RestoreArgs, RewindArgs};
+use crate::commands::sessions::content_text;
+use crate::commands::to_json;
+use crate::error::CliResult;
+use crate::output::{one_line, shorten};
+use crate::store::{Access, Context};
+
+/// `sessions rewind`
+pub fn rewind(ctx: &Context, args: &RewindArgs) -> CliResult {
+    let db = ctx.open(Access::Write)?;
+    ctx.require_session(&db, &args.id)?;
+    let result = db
+        .rewind_to_message(&args.id, args.to)
+        .map_err(|e| ctx.fail(&e))?;
+    let out = &ctx.out;
+    if out.json {
+        let mut value = to_json!(&result);
+        if let Value::Object(map) = &mut value {
+            map.insert("session_id".to_owned(), args.id.clone().into());
+        }
+        return out.json(&value);
+    }
+    if out.quiet {
+        return Ok(());
+    }
+    let said = content_text(result.target_message.content.as_ref())
+        .map(|text| format!(" (“{}”)", shorten(&one_line(&text), 60)))
+        .unwrap_or_default();
+    let head = match result.new_head_id {
+        Some(head) => format!("the conversation now ends at message #{head}"),
+        None => "no live message is left".to_owned(),
+    };
+    out.line(format!(
+        "rewound session {} to user message #{}{said}: {} message(s) rewound; {head} \
+         (`sessions restore {} --since {}` undoes it)",
+        args.id, args.to, result.rewound_count, args.id, args.to
+    ))
+}
+
+/// `sessions restore`
+pub fn restore(ctx: &Context, args: &RestoreArgs) -> CliResult {
+    let db = ctx.open(Access::Write)?;
+    ctx.require_session(&db, &args.id)?;
+    let since = args.since.unwrap_or(0);
+    let restored = db
+        .restore_rewound(&args.id, since)
+        .map_err(|e| ctx.fail(&e))?;
+    let out = &ctx.out;
+    if out.json {
+        return out.json(&json!({
+            "session_id": args.id,
+            "since": args.since,
+            "restored": restored,
+        }));
+    }
+    if out.quiet {
+        return Ok(());
+    }
+    let scope = match args.since {
+        Some(since) => format!(" from message #{since} on"),
+        None => String::new(),
+    };
+    out.line(format!(
+        "restored {restored} rewound message(s) of session {}{scope}",
+        args.id
+    ))
+}
