@@ -508,6 +508,147 @@ fn prune_on_a_read_only_handle_is_refused_but_a_dry_run_reads() {
     assert_eq!(report.count, 5);
 }
 
+/// A copy of the store (one read snapshot, `backup_to`) on a handle whose
+/// clock stands at T0, as the original's.
+fn copy_of(s: &Clocked, name: &str) -> SessionDb {
+    let path = s.dir.path().join(name);
+    s.db.backup_to(&path).expect("backup");
+    let options = StoreOptions {
+        clock: Some(FixedClock::new(T0) as Arc<dyn Clock>),
+        ..StoreOptions::default()
+    };
+    SessionDb::open_with(path, &options).expect("open the copy")
+}
+
+fn column(db: &SessionDb, sql: &str) -> Vec<String> {
+    db.read(|conn| {
+        let mut stmt = conn.prepare(sql).expect("prepare");
+        Ok(stmt
+            .query_map([], |row| row.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows"))
+    })
+    .expect("read")
+}
+
+#[test]
+fn prune_candidates_archive_and_prune_select_the_same_sessions() {
+    let s = filter_fixture();
+    // A live child of a candidate: orphaned by a prune, never selected.
+    s.session(
+        NewSession::new("kid", "cli").parent_session_id("b"),
+        5.0,
+        false,
+    );
+    let f = PruneFilters::default;
+    let cases = [
+        PruneOptions::default(),
+        PruneOptions {
+            older_than_days: None,
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: Some(25.0),
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: Some(0.0),
+            source: Some("telegram".into()),
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: Some(1000.0),
+            filters: PruneFilters {
+                started_before: Some(T0 - 30.0 * DAY),
+                ..f()
+            },
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: None,
+            filters: PruneFilters {
+                archived: Some(false),
+                cwd_prefix: Some("/work/proj".into()),
+                ..f()
+            },
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: None,
+            filters: PruneFilters {
+                min_tokens: Some(100),
+                max_cost: Some(1.0),
+                title_like: Some("FIX".into()),
+                ..f()
+            },
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: None,
+            filters: PruneFilters {
+                max_messages: Some(1),
+                min_tool_calls: Some(0),
+                ..f()
+            },
+            ..PruneOptions::default()
+        },
+    ];
+    let all = "SELECT id FROM sessions ORDER BY id";
+    let archived = "SELECT id FROM sessions WHERE archived = 1 ORDER BY id";
+    let mut selected_something = 0;
+    for (n, options) in cases.iter().enumerate() {
+        let candidates: Vec<String> = s
+            .db
+            .list_prune_candidates(options)
+            .expect("candidates")
+            .into_iter()
+            .map(|row| row.session.id)
+            .collect();
+        selected_something += usize::from(!candidates.is_empty());
+        let mut sorted = candidates.clone();
+        sorted.sort();
+
+        let dry = s.db.prune_sessions(&PruneOptions {
+            dry_run: true,
+            ..options.clone()
+        });
+        assert_eq!(dry.expect("dry run").ids, candidates, "case {n}: dry run");
+
+        let pruned = copy_of(&s, &format!("pruned{n}.db"));
+        let before = column(&pruned, all);
+        let report = pruned.prune_sessions(options).expect("prune");
+        assert_eq!(report.ids, candidates, "case {n}: prune reports");
+        let after = column(&pruned, all);
+        let gone: Vec<String> = before.into_iter().filter(|id| !after.contains(id)).collect();
+        assert_eq!(gone, sorted, "case {n}: prune deletes the candidates");
+
+        let archiving = copy_of(&s, &format!("archived{n}.db"));
+        let was = column(&archiving, archived);
+        let newly = candidates.iter().filter(|id| !was.contains(id)).count();
+        let would = archiving.archive_sessions(&PruneOptions {
+            dry_run: true,
+            ..options.clone()
+        });
+        assert_eq!(would.expect("dry archive"), newly, "case {n}: dry archive");
+        assert_eq!(column(&archiving, archived), was, "a dry run writes nothing");
+        assert_eq!(
+            archiving.archive_sessions(options).expect("archive"),
+            newly,
+            "case {n}: archive count"
+        );
+        let mut expected: Vec<String> = was.clone();
+        expected.extend(candidates.iter().filter(|id| !was.contains(id)).cloned());
+        expected.sort();
+        assert_eq!(
+            column(&archiving, archived),
+            expected,
+            "case {n}: archive archives the candidates"
+        );
+    }
+    assert!(selected_something >= 6, "the cases select sessions");
+}
+
 // ---------------------------------------------------------------- deletes
 
 /// The measured example of `api.md` §11.6, as a batch.
