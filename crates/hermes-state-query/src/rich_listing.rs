@@ -10,7 +10,8 @@ use serde::{Serialize, Serializer};
 use crate::conditions::{Conditions, contains, text_value};
 use crate::error::{QueryContext, QueryError};
 use crate::lookups::{
-    SessionActivity, escape_like, get_compression_tip, last_active, marker, query_activity, query_sessions,
+    SessionActivity, escape_like, get_compression_tip, last_active, marker, query_activity,
+    query_sessions,
 };
 use crate::values::{real, text};
 
@@ -258,10 +259,7 @@ pub fn list_sessions_rich(
         conditions.push("s.archived = 0", []);
     }
     if let Some(query) = options.id_query.as_deref().filter(|q| !q.is_empty()) {
-        conditions.push(
-            "s.id LIKE ? ESCAPE '\\'",
-            [contains(query)],
-        );
+        conditions.push("s.id LIKE ? ESCAPE '\\'", [contains(query)]);
     }
     if let Some(query) = options.search_query.as_deref().filter(|q| !q.is_empty()) {
         let pattern = contains(query);
@@ -393,10 +391,7 @@ pub fn search_sessions_by_id(
         return Ok(Vec::new());
     }
     let mut conditions = Conditions::default();
-    conditions.push(
-        "s.id LIKE ? ESCAPE '\\'",
-        [contains(query)],
-    );
+    conditions.push("s.id LIKE ? ESCAPE '\\'", [contains(query)]);
     if !include_archived {
         conditions.push("s.archived = 0", []);
     }

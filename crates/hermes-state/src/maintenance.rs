@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-pub use hermes_state_query::prune::PruneFilters;
 use hermes_state_query::prune::PruneCandidates;
+pub use hermes_state_query::prune::PruneFilters;
 use hermes_state_schema::{SchemaError, retry};
 use rusqlite::Connection;
 
@@ -26,7 +26,8 @@ pub struct PruneOptions {
     pub source: Option<String>,
     /// The original's optional keyword filters (`api.md` §11.3).
     pub filters: PruneFilters,
-    /// List what would be pruned without writing anything.
+    /// Write nothing: [`SessionDb::prune_sessions`] lists what it would
+    /// prune, [`SessionDb::archive_sessions`] counts what it would archive.
     pub dry_run: bool,
     /// Where the agent keeps transcripts: after pruning, `<dir>/<id>.json`,
     /// `<dir>/<id>.jsonl` and `<dir>/request_dump_<id>_*.json` of each pruned
@@ -224,9 +225,11 @@ impl SessionDb {
     }
 }
 
-/// Deletes the transcript files of pruned sessions, as the original:
-/// `<id>.json`, `<id>.jsonl`, `request_dump_<id>_*.json`. Ids holding a path
-/// separator are skipped (they would name files outside `dir`).
+/// Deletes the transcript files of deleted sessions, as the original
+/// (`api.md` §11.3, §11.6): `<id>.json`, `<id>.jsonl`,
+/// `request_dump_<id>_*.json`; errors ignored. The one transcript removal of
+/// prunes and of single and batch deletes. Ids holding a path separator are
+/// skipped (they would name files outside `dir`).
 pub(crate) fn remove_transcripts(dir: &Path, ids: &[String]) {
     let ids: Vec<&String> = ids
         .iter()

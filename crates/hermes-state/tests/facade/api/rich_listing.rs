@@ -682,3 +682,51 @@ fn listings_read_on_a_read_only_handle_and_archiving_is_refused() {
     let value: Value = serde_json::to_value(ro.search_sessions(None, 1, 0).unwrap()).unwrap();
     assert!(value.is_array());
 }
+
+#[test]
+fn cwd_prefix_takes_like_wildcards_literally_in_listings_and_prunes() {
+    let store = Store::new();
+    for (n, (id, cwd)) in [
+        ("mine", "/w/my_app"),
+        ("mine_sub", "/w/my_app/src"),
+        ("other", "/w/myXapp/src"),
+        ("percent", "/w/100%/x"),
+        ("percent_other", "/w/100abc/x"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        add(&store, id, "cli", 1.0 + n as f64, None);
+        set(&store, id, "cwd", t(cwd));
+        end(&store, id, "user_exit", 10.0);
+    }
+    for (prefix, expected) in [
+        ("/w/my_app", vec!["mine", "mine_sub"]),
+        ("/w/100%", vec!["percent"]),
+    ] {
+        let mut listed: Vec<String> = rich(
+            &store,
+            RichListOptions {
+                cwd_prefix: Some(prefix.into()),
+                ..Default::default()
+            },
+        )
+        .into_iter()
+        .map(|r| r.session.id)
+        .collect();
+        listed.sort();
+        assert_eq!(listed, expected, "list_sessions_rich {prefix}");
+        let candidates = store
+            .db
+            .list_prune_candidates(&PruneOptions {
+                older_than_days: None,
+                filters: PruneFilters {
+                    cwd_prefix: Some(prefix.into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(ids(&candidates), expected, "prune candidates {prefix}");
+    }
+}
