@@ -8,6 +8,7 @@
 
 mod code_point_ranges;
 pub mod compat;
+mod conditions;
 pub mod conversation;
 pub mod coordination;
 mod error;
@@ -18,6 +19,7 @@ pub mod listing;
 pub mod lookups;
 pub mod message_reads;
 pub mod messages;
+pub mod prune;
 pub mod rich_listing;
 pub mod rows;
 pub mod sanitize;

@@ -1,11 +1,13 @@
 //! Listing sessions for pickers, dashboards and cleanups (`api.md` §10,
-//! §11.3 filters, §11.6 empty sessions).
+//! §11.4 idle sessions, §11.6 empty sessions). The prune filter of §11.3
+//! is [`crate::prune`].
 
 use hermes_state_types::Session;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 use serde::{Serialize, Serializer};
 
+use crate::conditions::{Conditions, contains, text_value};
 use crate::error::{QueryContext, QueryError};
 use crate::lookups::{
     SessionActivity, escape_like, get_compression_tip, last_active, marker, query_activity,
@@ -15,68 +17,6 @@ use crate::values::{real, text};
 
 /// The number of sessions a listing returns by default (`api.md` §10).
 pub const DEFAULT_LIMIT: u32 = 20;
-
-/// A `WHERE` clause under construction, with its bound parameters.
-#[derive(Default)]
-struct Conditions {
-    clauses: Vec<String>,
-    params: Vec<SqlValue>,
-}
-
-impl Conditions {
-    /// Adds `clause`, whose `?` placeholders take `values` in order.
-    fn push(&mut self, clause: &str, values: impl IntoIterator<Item = SqlValue>) {
-        let mut numbered = String::with_capacity(clause.len() + 4);
-        let mut values = values.into_iter();
-        for c in clause.chars() {
-            if c == '?' {
-                let value = values.next().unwrap_or(SqlValue::Null);
-                self.params.push(value);
-                numbered.push_str(&format!("?{}", self.params.len()));
-            } else {
-                numbered.push(c);
-            }
-        }
-        self.clauses.push(numbered);
-    }
-
-    fn where_clause(&self) -> String {
-        if self.clauses.is_empty() {
-            String::new()
-        } else {
-            format!(" WHERE {}", self.clauses.join(" AND "))
-        }
-    }
-
-    /// `LIMIT ? OFFSET ?` with the next placeholders.
-    fn limit(&mut self, limit: u32, offset: u32) -> String {
-        self.params.push(SqlValue::Integer(i64::from(limit)));
-        self.params.push(SqlValue::Integer(i64::from(offset)));
-        format!(
-            " LIMIT ?{} OFFSET ?{}",
-            self.params.len() - 1,
-            self.params.len()
-        )
-    }
-}
-
-fn text_value(value: &str) -> SqlValue {
-    SqlValue::Text(value.to_owned())
-}
-
-/// `cwd` is the folder or lies below it (`api.md` §10.3): trailing `/` and
-/// `\` are stripped, then `cwd = p OR cwd LIKE 'p/%' OR cwd LIKE 'p\%'`.
-fn push_cwd_prefix(conditions: &mut Conditions, prefix: &str) {
-    let folder = prefix.trim_end_matches(['/', '\\']);
-    conditions.push(
-        "(s.cwd = ? OR s.cwd LIKE ? OR s.cwd LIKE ?)",
-        [
-            text_value(folder),
-            text_value(&format!("{folder}/%")),
-            text_value(&format!("{folder}\\%")),
-        ],
-    );
-}
 
 /// Every session with its last activity, most recently active first
 /// (`api.md` §10.1): children and archived sessions included; of `source`
@@ -305,7 +245,7 @@ pub fn list_sessions_rich(
         );
     }
     if let Some(prefix) = options.cwd_prefix.as_deref().filter(|p| !p.is_empty()) {
-        push_cwd_prefix(&mut conditions, prefix);
+        conditions.push_cwd_prefix(prefix);
     }
     if options.min_message_count > 0 {
         conditions.push(
@@ -319,22 +259,15 @@ pub fn list_sessions_rich(
         conditions.push("s.archived = 0", []);
     }
     if let Some(query) = options.id_query.as_deref().filter(|q| !q.is_empty()) {
-        conditions.push(
-            "s.id LIKE ? ESCAPE '\\'",
-            [text_value(&format!("%{}%", escape_like(query)))],
-        );
+        conditions.push("s.id LIKE ? ESCAPE '\\'", [contains(query)]);
     }
     if let Some(query) = options.search_query.as_deref().filter(|q| !q.is_empty()) {
-        let pattern = format!("%{}%", escape_like(query));
+        let pattern = contains(query);
         conditions.push(
             "(s.id LIKE ? ESCAPE '\\' OR s.title LIKE ? ESCAPE '\\'
               OR EXISTS (SELECT 1 FROM messages mq WHERE mq.session_id = s.id
                          AND mq.role = 'user' AND mq.content LIKE ? ESCAPE '\\'))",
-            [
-                text_value(&pattern),
-                text_value(&pattern),
-                text_value(&pattern),
-            ],
+            [pattern.clone(), pattern.clone(), pattern],
         );
     }
     let columns = session_columns(conn, options.compact_rows)?;
@@ -458,10 +391,7 @@ pub fn search_sessions_by_id(
         return Ok(Vec::new());
     }
     let mut conditions = Conditions::default();
-    conditions.push(
-        "s.id LIKE ? ESCAPE '\\'",
-        [text_value(&format!("%{}%", escape_like(query)))],
-    );
+    conditions.push("s.id LIKE ? ESCAPE '\\'", [contains(query)]);
     if !include_archived {
         conditions.push("s.archived = 0", []);
     }
@@ -501,167 +431,6 @@ pub fn distinct_session_cwds(
     Ok(cwds.into_iter().flatten().collect())
 }
 
-/// The filters of a prune, an archive or a prune listing (`api.md` §11.3);
-/// every field is optional and `Default` filters nothing. Bounds are
-/// inclusive except `started_before` / `started_after`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SessionFilter {
-    /// Only this source (when non-empty).
-    pub source: Option<String>,
-    /// Started before this time (Unix seconds).
-    pub started_before: Option<f64>,
-    /// Started after this time (Unix seconds).
-    pub started_after: Option<f64>,
-    /// Title contains this text (ASCII case-insensitive, wildcards literal).
-    pub title_like: Option<String>,
-    /// Ended with this reason.
-    pub end_reason: Option<String>,
-    /// `cwd` is this folder or lies below it.
-    pub cwd_prefix: Option<String>,
-    /// At least this many messages (`message_count`).
-    pub min_messages: Option<i64>,
-    /// At most this many messages.
-    pub max_messages: Option<i64>,
-    /// Archived (`Some(true)`), not archived (`Some(false)`), either (`None`).
-    pub archived: Option<bool>,
-    /// Model contains this text (ASCII case-insensitive).
-    pub model_like: Option<String>,
-    /// `billing_provider` equals this.
-    pub provider: Option<String>,
-    /// `user_id` equals this.
-    pub user_id: Option<String>,
-    /// `chat_id` equals this.
-    pub chat_id: Option<String>,
-    /// `chat_type` equals this.
-    pub chat_type: Option<String>,
-    /// `git_branch` contains this text (ASCII case-insensitive).
-    pub branch_like: Option<String>,
-    /// At least this many input + output tokens.
-    pub min_tokens: Option<i64>,
-    /// At most this many input + output tokens.
-    pub max_tokens: Option<i64>,
-    /// Cost (`COALESCE(actual, estimated, 0)`) at least this.
-    pub min_cost: Option<f64>,
-    /// Cost at most this.
-    pub max_cost: Option<f64>,
-    /// At least this many tool calls.
-    pub min_tool_calls: Option<i64>,
-    /// At most this many tool calls.
-    pub max_tool_calls: Option<i64>,
-}
-
-impl SessionFilter {
-    fn apply(&self, conditions: &mut Conditions) {
-        let contains = |text: &str| text_value(&format!("%{}%", escape_like(text)));
-        let nonempty = |value: &Option<String>| value.clone().filter(|v| !v.is_empty());
-        if let Some(source) = nonempty(&self.source) {
-            conditions.push("s.source = ?", [SqlValue::Text(source)]);
-        }
-        if let Some(before) = self.started_before {
-            conditions.push("s.started_at < ?", [SqlValue::Real(before)]);
-        }
-        if let Some(after) = self.started_after {
-            conditions.push("s.started_at > ?", [SqlValue::Real(after)]);
-        }
-        if let Some(title) = nonempty(&self.title_like) {
-            conditions.push("s.title LIKE ? ESCAPE '\\'", [contains(&title)]);
-        }
-        if let Some(reason) = nonempty(&self.end_reason) {
-            conditions.push("s.end_reason = ?", [SqlValue::Text(reason)]);
-        }
-        if let Some(prefix) = nonempty(&self.cwd_prefix) {
-            push_cwd_prefix(conditions, &prefix);
-        }
-        let int_bounds = [
-            (
-                "COALESCE(s.message_count, 0)",
-                self.min_messages,
-                self.max_messages,
-            ),
-            (
-                "COALESCE(s.input_tokens, 0) + COALESCE(s.output_tokens, 0)",
-                self.min_tokens,
-                self.max_tokens,
-            ),
-            (
-                "COALESCE(s.tool_call_count, 0)",
-                self.min_tool_calls,
-                self.max_tool_calls,
-            ),
-        ];
-        for (expr, min, max) in int_bounds {
-            if let Some(min) = min {
-                conditions.push(&format!("{expr} >= ?"), [SqlValue::Integer(min)]);
-            }
-            if let Some(max) = max {
-                conditions.push(&format!("{expr} <= ?"), [SqlValue::Integer(max)]);
-            }
-        }
-        if let Some(archived) = self.archived {
-            conditions.push("s.archived = ?", [SqlValue::Integer(i64::from(archived))]);
-        }
-        if let Some(model) = nonempty(&self.model_like) {
-            conditions.push("s.model LIKE ? ESCAPE '\\'", [contains(&model)]);
-        }
-        let equal = [
-            ("s.billing_provider", &self.provider),
-            ("s.user_id", &self.user_id),
-            ("s.chat_id", &self.chat_id),
-            ("s.chat_type", &self.chat_type),
-        ];
-        for (column, value) in equal {
-            if let Some(value) = nonempty(value) {
-                conditions.push(&format!("{column} = ?"), [SqlValue::Text(value)]);
-            }
-        }
-        if let Some(branch) = nonempty(&self.branch_like) {
-            conditions.push("s.git_branch LIKE ? ESCAPE '\\'", [contains(&branch)]);
-        }
-        let cost = "COALESCE(s.actual_cost_usd, s.estimated_cost_usd, 0)";
-        if let Some(min) = self.min_cost {
-            conditions.push(&format!("{cost} >= ?"), [SqlValue::Real(min)]);
-        }
-        if let Some(max) = self.max_cost {
-            conditions.push(&format!("{cost} <= ?"), [SqlValue::Real(max)]);
-        }
-    }
-
-    /// Whether every float bound is finite (NaN and infinities are refused).
-    pub fn is_finite(&self) -> bool {
-        [
-            self.started_before,
-            self.started_after,
-            self.min_cost,
-            self.max_cost,
-        ]
-        .iter()
-        .flatten()
-        .all(|f| f.is_finite())
-    }
-}
-
-/// The sessions a prune with this filter removes (`api.md` §11.3): ended
-/// sessions matching every filter, oldest start first, with `last_active`.
-pub fn list_prune_candidates(
-    conn: &Connection,
-    filter: &SessionFilter,
-) -> Result<Vec<SessionActivity>, QueryError> {
-    let mut conditions = Conditions::default();
-    conditions.push("s.ended_at IS NOT NULL", []);
-    filter.apply(&mut conditions);
-    let sql = format!(
-        "SELECT s.*, {active} AS last_active FROM sessions s{} ORDER BY s.started_at, s.id",
-        conditions.where_clause(),
-        active = last_active("s"),
-    );
-    query_activity(
-        conn,
-        &sql,
-        params_from_iter(conditions.params),
-        "listing prune candidates",
-    )
-}
-
 /// The ids of the sessions idle since before `idle_before` (no message and
 /// no start after it), not archived, and unpinned when `exclude_pinned`
 /// (`api.md` §11.4 `maybe_auto_archive`), oldest start first.
@@ -690,15 +459,34 @@ pub fn stale_session_ids(
     Ok(ids.into_iter().flatten().collect())
 }
 
+/// An empty session (`api.md` §11.6), of `sessions s`: `message_count =
+/// 0` (a NULL counter is not 0, as in the original's SQL), ended, not
+/// archived. The one definition behind [`count_empty_sessions`] and
+/// [`empty_session_ids`] (what `delete_empty_sessions` deletes).
+const EMPTY_SESSION: &str = "s.message_count = 0 AND s.ended_at IS NOT NULL AND s.archived = 0";
+
 /// The number of empty sessions (`api.md` §11.6): `message_count = 0`,
 /// ended, not archived.
 pub fn count_empty_sessions(conn: &Connection) -> Result<i64, QueryError> {
-    conn.query_row(
-        "SELECT COUNT(*) FROM sessions
-         WHERE COALESCE(message_count, 0) = 0 AND ended_at IS NOT NULL AND archived = 0",
-        [],
-        |row| row.get(0),
-    )
+    conn.prepare_cached(&format!(
+        "SELECT COUNT(*) FROM sessions s WHERE {EMPTY_SESSION}"
+    ))
+    .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
     .context("counting empty sessions")
     .map_err(Into::into)
+}
+
+/// The ids of the empty sessions (as [`count_empty_sessions`] counts them),
+/// oldest start first.
+pub fn empty_session_ids(conn: &Connection) -> Result<Vec<String>, QueryError> {
+    let mut stmt = conn
+        .prepare_cached(&format!(
+            "SELECT s.id FROM sessions s WHERE {EMPTY_SESSION} ORDER BY s.started_at, s.id"
+        ))
+        .context("finding empty sessions")?;
+    let ids: Vec<Option<String>> = stmt
+        .query_map([], |row| Ok(text(row.get_ref(0)?)))
+        .and_then(Iterator::collect)
+        .context("finding empty sessions")?;
+    Ok(ids.into_iter().flatten().collect())
 }

@@ -46,7 +46,7 @@ pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::lookups::{PeerLookup, SessionActivity};
 pub use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
-pub use hermes_state_query::rich_listing::{RichListOptions, RichSession, SessionFilter};
+pub use hermes_state_query::rich_listing::{RichListOptions, RichSession};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
 };
@@ -69,7 +69,6 @@ pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
-pub use rich_listing::PruneFilter;
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use rusqlite;

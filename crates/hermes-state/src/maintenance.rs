@@ -3,14 +3,19 @@
 
 use std::path::{Path, PathBuf};
 
+use hermes_state_query::prune::PruneCandidates;
+pub use hermes_state_query::prune::PruneFilters;
 use hermes_state_schema::{SchemaError, retry};
 use rusqlite::Connection;
-use rusqlite::types::Value as SqlValue;
 
+use crate::cleanup::delete_row;
 use crate::db::{SessionDb, existing_fts_tables};
 use crate::error::{Error, Result, WriteContext};
 
-/// Which sessions [`SessionDb::prune_sessions`] removes.
+/// Which sessions [`SessionDb::prune_sessions`] removes (`api.md` §11.3);
+/// [`SessionDb::list_prune_candidates`] lists and
+/// [`SessionDb::archive_sessions`] archives the same sessions for the same
+/// options (`older_than_days`, `source` and `filters` select them).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PruneOptions {
     /// Only sessions started more than this many days ago; `None` means no
@@ -21,7 +26,8 @@ pub struct PruneOptions {
     pub source: Option<String>,
     /// The original's optional keyword filters (`api.md` §11.3).
     pub filters: PruneFilters,
-    /// List what would be pruned without writing anything.
+    /// Write nothing: [`SessionDb::prune_sessions`] lists what it would
+    /// prune, [`SessionDb::archive_sessions`] counts what it would archive.
     pub dry_run: bool,
     /// Where the agent keeps transcripts: after pruning, `<dir>/<id>.json`,
     /// `<dir>/<id>.jsonl` and `<dir>/request_dump_<id>_*.json` of each pruned
@@ -41,62 +47,6 @@ impl Default for PruneOptions {
     }
 }
 
-/// The optional filters of `prune_sessions` (`api.md` §11.3), every one the
-/// original accepts; `None` (and, for text, the empty string) means "no
-/// filter". The original refuses unknown filter names at run time; here a
-/// filter that does not exist cannot be spelled.
-///
-/// Text filters ending in `_like` match a substring, case-insensitively for
-/// ASCII (SQL `LIKE '%value%'`, with `%`, `_` and `\` in the value taken
-/// literally). Bounds are inclusive (`min_* <= value <= max_*`), except the
-/// start times, which are strict. Floats must be finite.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct PruneFilters {
-    /// `started_at < started_before` (Unix seconds); replaces the
-    /// `older_than_days` bound.
-    pub started_before: Option<f64>,
-    /// `started_at > started_after` (Unix seconds).
-    pub started_after: Option<f64>,
-    /// `title` contains this text.
-    pub title_like: Option<String>,
-    /// `end_reason` equals this.
-    pub end_reason: Option<String>,
-    /// `cwd` is this folder or inside it (trailing `/` and `\` ignored), as
-    /// `list_sessions_rich` (`api.md` §10.3).
-    pub cwd_prefix: Option<String>,
-    /// `message_count >= min_messages`.
-    pub min_messages: Option<i64>,
-    /// `message_count <= max_messages`.
-    pub max_messages: Option<i64>,
-    /// Tri-state: `Some(true)` only archived sessions, `Some(false)` only
-    /// unarchived ones, `None` both.
-    pub archived: Option<bool>,
-    /// `model` contains this text.
-    pub model_like: Option<String>,
-    /// `billing_provider` equals this.
-    pub provider: Option<String>,
-    /// `user_id` equals this.
-    pub user_id: Option<String>,
-    /// `chat_id` equals this.
-    pub chat_id: Option<String>,
-    /// `chat_type` equals this.
-    pub chat_type: Option<String>,
-    /// `git_branch` contains this text.
-    pub branch_like: Option<String>,
-    /// `input_tokens + output_tokens >= min_tokens`.
-    pub min_tokens: Option<i64>,
-    /// `input_tokens + output_tokens <= max_tokens`.
-    pub max_tokens: Option<i64>,
-    /// `COALESCE(actual_cost_usd, estimated_cost_usd, 0) >= min_cost`.
-    pub min_cost: Option<f64>,
-    /// `COALESCE(actual_cost_usd, estimated_cost_usd, 0) <= max_cost`.
-    pub max_cost: Option<f64>,
-    /// `tool_call_count >= min_tool_calls`.
-    pub min_tool_calls: Option<i64>,
-    /// `tool_call_count <= max_tool_calls`.
-    pub max_tool_calls: Option<i64>,
-}
-
 /// What [`SessionDb::prune_sessions`] removed (or, in a dry run, would remove).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PruneReport {
@@ -106,134 +56,29 @@ pub struct PruneReport {
     pub ids: Vec<String>,
 }
 
-/// The candidates' query: a `WHERE` built by [`PruneQuery::new`] from bound
-/// parameters only.
-#[derive(Debug, Clone)]
-struct PruneQuery {
-    sql: String,
-    params: Vec<SqlValue>,
-}
-
-impl PruneQuery {
-    /// Ended sessions matching the options, oldest start first.
-    fn new(options: &PruneOptions, now: f64) -> Result<Self> {
-        let f = &options.filters;
-        for (name, value) in [
-            ("older_than_days", options.older_than_days),
-            ("started_before", f.started_before),
-            ("started_after", f.started_after),
-            ("min_cost", f.min_cost),
-            ("max_cost", f.max_cost),
-        ] {
-            if let Some(v) = value
-                && !v.is_finite()
-            {
-                return Err(Error::InvalidInput(format!(
-                    "{name} must be finite, got {v}"
-                )));
-            }
+impl PruneOptions {
+    /// The sessions these options select at time `now`: the one prune
+    /// filter of the query crate ([`PruneCandidates`]), after refusing a
+    /// non-finite `older_than_days` or float filter as
+    /// [`crate::ErrorKind::InvalidInput`]. `dry_run` and `sessions_dir` play
+    /// no part in the selection.
+    pub(crate) fn candidates(&self, now: f64) -> Result<PruneCandidates> {
+        let age = self
+            .older_than_days
+            .filter(|days| !days.is_finite())
+            .map(|days| ("older_than_days", days));
+        if let Some((name, value)) = age.or_else(|| self.filters.non_finite()) {
+            return Err(Error::InvalidInput(format!(
+                "{name} must be finite, got {value}"
+            )));
         }
-        let mut query = PruneQuery {
-            sql: "SELECT id FROM sessions WHERE ended_at IS NOT NULL".to_owned(),
-            params: Vec::new(),
-        };
-        let text = |value: &Option<String>| value.clone().filter(|s| !s.is_empty());
-        let cutoff = f
-            .started_before
-            .or(options.older_than_days.map(|days| now - days * 86_400.0));
-        query.real("started_at < ?", cutoff);
-        query.real("started_at > ?", f.started_after);
-        query.text("source = ?", text(&options.source));
-        query.text(
-            "title LIKE ? ESCAPE '\\'",
-            text(&f.title_like).map(contains),
-        );
-        query.text("end_reason = ?", text(&f.end_reason));
-        if let Some(prefix) = text(&f.cwd_prefix) {
-            let prefix = prefix.trim_end_matches(['/', '\\']).to_owned();
-            let escaped = escape_like(&prefix);
-            query
-                .sql
-                .push_str(" AND (cwd = ? OR cwd LIKE ? ESCAPE '\\' OR cwd LIKE ? ESCAPE '\\')");
-            query.params.push(SqlValue::Text(prefix));
-            query.params.push(SqlValue::Text(format!("{escaped}/%")));
-            query.params.push(SqlValue::Text(format!("{escaped}\\\\%")));
-        }
-        query.integer("message_count >= ?", f.min_messages);
-        query.integer("message_count <= ?", f.max_messages);
-        query.integer("archived = ?", f.archived.map(i64::from));
-        query.text(
-            "model LIKE ? ESCAPE '\\'",
-            text(&f.model_like).map(contains),
-        );
-        query.text("billing_provider = ?", text(&f.provider));
-        query.text("user_id = ?", text(&f.user_id));
-        query.text("chat_id = ?", text(&f.chat_id));
-        query.text("chat_type = ?", text(&f.chat_type));
-        query.text(
-            "git_branch LIKE ? ESCAPE '\\'",
-            text(&f.branch_like).map(contains),
-        );
-        const TOKENS: &str = "(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0))";
-        query.integer(&format!("{TOKENS} >= ?"), f.min_tokens);
-        query.integer(&format!("{TOKENS} <= ?"), f.max_tokens);
-        const COST: &str = "COALESCE(actual_cost_usd, estimated_cost_usd, 0)";
-        query.real(&format!("{COST} >= ?"), f.min_cost);
-        query.real(&format!("{COST} <= ?"), f.max_cost);
-        query.integer("tool_call_count >= ?", f.min_tool_calls);
-        query.integer("tool_call_count <= ?", f.max_tool_calls);
-        query.sql.push_str(" ORDER BY started_at, id");
-        Ok(query)
+        Ok(PruneCandidates::new(
+            self.older_than_days,
+            self.source.as_deref(),
+            &self.filters,
+            now,
+        ))
     }
-
-    fn push(&mut self, clause: &str, value: Option<SqlValue>) {
-        if let Some(value) = value {
-            self.sql.push_str(" AND ");
-            self.sql.push_str(clause);
-            self.params.push(value);
-        }
-    }
-
-    fn text(&mut self, clause: &str, value: Option<String>) {
-        self.push(clause, value.map(SqlValue::Text));
-    }
-
-    fn integer(&mut self, clause: &str, value: Option<i64>) {
-        self.push(clause, value.map(SqlValue::Integer));
-    }
-
-    fn real(&mut self, clause: &str, value: Option<f64>) {
-        self.push(clause, value.map(SqlValue::Real));
-    }
-
-    fn candidates(&self, conn: &Connection) -> Result<Vec<String>> {
-        let mut stmt = conn
-            .prepare_cached(&self.sql)
-            .context("finding sessions to prune")?;
-        let rows = stmt
-            .query_map(rusqlite::params_from_iter(&self.params), |row| row.get(0))
-            .context("finding sessions to prune")?;
-        rows.collect::<Result<_, _>>()
-            .context("finding sessions to prune")
-            .map_err(Into::into)
-    }
-}
-
-/// `value` with the `LIKE` wildcards and the escape character taken literally.
-fn escape_like(value: &str) -> String {
-    let mut escaped = String::with_capacity(value.len());
-    for c in value.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            escaped.push('\\');
-        }
-        escaped.push(c);
-    }
-    escaped
-}
-
-/// The `LIKE` pattern of "contains `value`".
-fn contains(value: String) -> String {
-    format!("%{}%", escape_like(&value))
 }
 
 impl SessionDb {
@@ -250,26 +95,14 @@ impl SessionDb {
     /// Errors: a non-finite `older_than_days` or float filter is
     /// [`crate::ErrorKind::InvalidInput`].
     pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
-        let query = PruneQuery::new(options, self.now())?;
+        let candidates = options.candidates(self.now())?;
         let ids = if options.dry_run {
-            self.read(|conn| query.candidates(conn))?
+            self.read(|conn| Ok(candidates.ids(conn)?))?
         } else {
             self.write("pruning sessions", |conn| {
-                let ids = query.candidates(conn)?;
+                let ids = candidates.ids(conn)?;
                 for id in &ids {
-                    conn.prepare_cached(
-                        "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?1",
-                    )
-                    .and_then(|mut stmt| stmt.execute([id]))
-                    .context("orphaning children of pruned sessions")?;
-                }
-                for id in &ids {
-                    conn.prepare_cached("DELETE FROM messages WHERE session_id = ?1")
-                        .and_then(|mut stmt| stmt.execute([id]))
-                        .context("deleting messages of pruned sessions")?;
-                    conn.prepare_cached("DELETE FROM sessions WHERE id = ?1")
-                        .and_then(|mut stmt| stmt.execute([id]))
-                        .context("deleting pruned sessions")?;
+                    delete_row(conn, id)?;
                 }
                 Ok(ids)
             })?
@@ -392,9 +225,11 @@ impl SessionDb {
     }
 }
 
-/// Deletes the transcript files of pruned sessions, as the original:
-/// `<id>.json`, `<id>.jsonl`, `request_dump_<id>_*.json`. Ids holding a path
-/// separator are skipped (they would name files outside `dir`).
+/// Deletes the transcript files of deleted sessions, as the original
+/// (`api.md` §11.3, §11.6): `<id>.json`, `<id>.jsonl`,
+/// `request_dump_<id>_*.json`; errors ignored. The one transcript removal of
+/// prunes and of single and batch deletes. Ids holding a path separator are
+/// skipped (they would name files outside `dir`).
 pub(crate) fn remove_transcripts(dir: &Path, ids: &[String]) {
     let ids: Vec<&String> = ids
         .iter()

@@ -120,38 +120,6 @@ impl SessionDb {
             Ok(())
         })
     }
-
-    /// Deletes a session with its messages (`api.md` §11.6); returns `false`
-    /// for an unknown id.
-    ///
-    /// Delegate (subagent) children, marked `$._delegate_from`, are deleted
-    /// with it, recursively; every other child (branches, compression
-    /// continuations) is kept and orphaned (`parent_session_id = NULL`).
-    /// Usage rows go with their session.
-    pub fn delete_session(&self, session_id: &str) -> Result<bool> {
-        self.write("deleting a session", |conn| {
-            if !hermes_state_query::session_exists(conn, session_id)? {
-                return Ok(false);
-            }
-            let delegates = collect_delegates(conn, session_id)?;
-            for id in delegates
-                .iter()
-                .map(String::as_str)
-                .chain(std::iter::once(session_id))
-            {
-                conn.execute(
-                    "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?1",
-                    [id],
-                )
-                .context("orphaning children")?;
-                conn.execute("DELETE FROM messages WHERE session_id = ?1", [id])
-                    .context("deleting messages")?;
-                conn.execute("DELETE FROM sessions WHERE id = ?1", [id])
-                    .context("deleting a session")?;
-            }
-            Ok(true)
-        })
-    }
 }
 
 /// Inserts one message and counts it on its session, inside the caller's

@@ -3,31 +3,12 @@
 //! the archiving writes go through the write path.
 
 use hermes_state_query::lookups::SessionActivity;
-use hermes_state_query::rich_listing::{self, RichListOptions, RichSession, SessionFilter};
+use hermes_state_query::prune;
+use hermes_state_query::rich_listing::{self, RichListOptions, RichSession};
 
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
-
-/// Which sessions [`SessionDb::list_prune_candidates`] lists and
-/// [`SessionDb::archive_sessions`] archives (`api.md` §11.3): ended sessions
-/// started more than `older_than_days` ago (unless `filter.started_before`
-/// is given) matching every filter.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PruneFilter {
-    /// Age bound in days (default 90, as the original); `None`: no bound.
-    pub older_than_days: Option<f64>,
-    /// The other filters.
-    pub filter: SessionFilter,
-}
-
-impl Default for PruneFilter {
-    fn default() -> Self {
-        PruneFilter {
-            older_than_days: Some(90.0),
-            filter: SessionFilter::default(),
-        }
-    }
-}
+use crate::maintenance::PruneOptions;
 
 impl SessionDb {
     /// `api.md` §10.1: every session (children and archived included) with
@@ -89,47 +70,51 @@ impl SessionDb {
         self.read(|conn| Ok(rich_listing::distinct_session_cwds(conn, include_archived)?))
     }
 
-    /// `api.md` §10.4, §11.3: the sessions a prune with this filter would
-    /// remove (ended, old enough, matching every filter), oldest first.
+    /// `api.md` §10.4, §11.3: the sessions [`SessionDb::prune_sessions`]
+    /// would remove with these options (ended, old enough, of the source,
+    /// matching every filter), oldest start first. `dry_run` and
+    /// `sessions_dir` play no part: listing never writes.
     ///
     /// Errors: a non-finite age or time or cost bound is
     /// [`crate::ErrorKind::InvalidInput`].
-    pub fn list_prune_candidates(&self, filter: &PruneFilter) -> Result<Vec<SessionActivity>> {
-        let filter = self.resolve_prune_filter(filter)?;
-        self.read(|conn| Ok(rich_listing::list_prune_candidates(conn, &filter)?))
+    pub fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>> {
+        let candidates = options.candidates(self.now())?;
+        self.read(|conn| Ok(prune::list_prune_candidates(conn, &candidates)?))
     }
 
     /// `api.md` §10.4: archives (`archived = 1`) the sessions
-    /// [`SessionDb::list_prune_candidates`] lists for this filter, in one
+    /// [`SessionDb::prune_sessions`] would remove with these options, in one
     /// write transaction, instead of deleting them; returns how many were
-    /// not archived before.
-    pub fn archive_sessions(&self, filter: &PruneFilter) -> Result<usize> {
-        let filter = self.resolve_prune_filter(filter)?;
+    /// not archived before. With `dry_run`, returns that number and writes
+    /// nothing. `sessions_dir` is not used: archived sessions keep their
+    /// transcripts.
+    ///
+    /// Errors: as [`SessionDb::list_prune_candidates`].
+    pub fn archive_sessions(&self, options: &PruneOptions) -> Result<usize> {
+        let candidates = options.candidates(self.now())?;
+        if options.dry_run {
+            return self.read(|conn| {
+                Ok(prune::list_prune_candidates(conn, &candidates)?
+                    .iter()
+                    .filter(|row| row.session.archived == 0)
+                    .count())
+            });
+        }
         self.write("archiving sessions", |conn| {
-            let ids: Vec<String> = rich_listing::list_prune_candidates(conn, &filter)?
-                .into_iter()
-                .map(|row| row.session.id)
-                .collect();
-            archive(conn, &ids)
+            archive(conn, &candidates.ids(conn)?)
         })
     }
 
     /// `api.md` §10.4, §11.4: archives every session idle for more than
     /// `idle_days` (no message and no start since), pinned ones excepted with
     /// `exclude_pinned` (the original's default), in one write transaction;
-    /// returns how many.
+    /// returns how many. The rule [`SessionDb::maybe_auto_archive`] applies.
     ///
     /// Errors: a non-finite `idle_days` is [`crate::ErrorKind::InvalidInput`].
     pub fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize> {
-        if !idle_days.is_finite() {
-            return Err(Error::InvalidInput(format!(
-                "idle_days must be finite, got {idle_days}"
-            )));
-        }
-        let idle_before = self.now() - idle_days * 86_400.0;
+        let idle_before = idle_cutoff(self.now(), idle_days)?;
         self.write("archiving stale sessions", |conn| {
-            let ids = rich_listing::stale_session_ids(conn, idle_before, exclude_pinned)?;
-            archive(conn, &ids)
+            archive_stale(conn, idle_before, exclude_pinned)
         })
     }
 
@@ -138,28 +123,32 @@ impl SessionDb {
     pub fn count_empty_sessions(&self) -> Result<i64> {
         self.read(|conn| Ok(rich_listing::count_empty_sessions(conn)?))
     }
+}
 
-    /// The filter with its age bound turned into `started_before` (an
-    /// explicit `started_before` wins), bounds checked.
-    fn resolve_prune_filter(&self, filter: &PruneFilter) -> Result<SessionFilter> {
-        let mut resolved = filter.filter.clone();
-        if let Some(days) = filter.older_than_days {
-            if !days.is_finite() {
-                return Err(Error::InvalidInput(format!(
-                    "older_than_days must be finite, got {days}"
-                )));
-            }
-            if resolved.started_before.is_none() {
-                resolved.started_before = Some(self.now() - days * 86_400.0);
-            }
-        }
-        if !resolved.is_finite() {
-            return Err(Error::InvalidInput(
-                "time and cost bounds must be finite".to_owned(),
-            ));
-        }
-        Ok(resolved)
+/// The start of the idle window of `idle_days` at `now`: a session whose
+/// last activity is before it is stale (`api.md` §11.4).
+///
+/// Errors: a non-finite `idle_days` is [`crate::ErrorKind::InvalidInput`].
+pub(crate) fn idle_cutoff(now: f64, idle_days: f64) -> Result<f64> {
+    if !idle_days.is_finite() {
+        return Err(Error::InvalidInput(format!(
+            "idle_days must be finite, got {idle_days}"
+        )));
     }
+    Ok(now - idle_days * 86_400.0)
+}
+
+/// Archives the sessions idle since before `idle_before`, not archived yet,
+/// unpinned ones only with `exclude_pinned` (`api.md` §11.4), inside the
+/// caller's transaction; returns how many. The one idle-session rule of
+/// `archive_stale_sessions` and `maybe_auto_archive`.
+pub(crate) fn archive_stale(
+    conn: &rusqlite::Connection,
+    idle_before: f64,
+    exclude_pinned: bool,
+) -> Result<usize> {
+    let ids = rich_listing::stale_session_ids(conn, idle_before, exclude_pinned)?;
+    archive(conn, &ids)
 }
 
 /// Sets `archived = 1` on each session that is not archived yet; returns how many.

@@ -8,18 +8,12 @@ use hermes_state_types::{ErrorKind, pyjson};
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 use crate::maintenance::PruneOptions;
+use crate::rich_listing::{archive_stale, idle_cutoff};
 
 /// `state_meta` key of the last automatic prune (`schema-v23.md` §8).
 const LAST_AUTO_PRUNE: &str = "last_auto_prune";
 /// `state_meta` key of the last automatic archive run.
 const LAST_AUTO_ARCHIVE: &str = "last_auto_archive";
-
-/// Archives unarchived sessions (unpinned ones only when `?2` is 1) whose
-/// last activity (newest message, else start) is before `?1`.
-const ARCHIVE_STALE: &str = "UPDATE sessions SET archived = 1
-WHERE archived = 0
-  AND (?2 = 0 OR pinned = 0)
-  AND COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = sessions.id), started_at) < ?1";
 
 /// The arguments of [`SessionDb::maybe_auto_prune_and_vacuum`], with the
 /// original's defaults.
@@ -145,9 +139,10 @@ impl SessionDb {
     /// `min_interval_hours` (`api.md` §11.4), the pattern of
     /// [`SessionDb::maybe_auto_prune_and_vacuum`] with `last_auto_archive`.
     ///
-    /// Idle: the newest message (else the start) is older than `idle_days`
-    /// by the handle's clock; already archived sessions, and pinned ones
-    /// with `exclude_pinned`, are left alone. The archive and the new
+    /// Archives as [`SessionDb::archive_stale_sessions`] (the same rule:
+    /// the newest message, else the start, is older than `idle_days` by the
+    /// handle's clock; already archived sessions, and pinned ones with
+    /// `exclude_pinned`, are left alone); the archive and the new
     /// `last_auto_archive` are written in one transaction. Never fails: an
     /// error is reported in `error` and `error_kind`.
     pub fn maybe_auto_archive(&self, options: &AutoArchiveOptions) -> AutoArchiveReport {
@@ -157,17 +152,11 @@ impl SessionDb {
                 report.skipped = true;
                 return Ok(());
             }
-            finite("idle_days", options.idle_days)?;
             let now = self.now();
-            let cutoff = now - options.idle_days * 86_400.0;
+            let idle_before = idle_cutoff(now, options.idle_days)?;
             let stamp = pyjson::float_repr(now);
             report.archived = self.write("archiving stale sessions", |conn| {
-                let archived = conn
-                    .execute(
-                        ARCHIVE_STALE,
-                        rusqlite::params![cutoff, i64::from(options.exclude_pinned)],
-                    )
-                    .context("archiving stale sessions")?;
+                let archived = archive_stale(conn, idle_before, options.exclude_pinned)?;
                 conn.execute(
                     hermes_state_schema::ddl::UPSERT_META,
                     [LAST_AUTO_ARCHIVE, stamp.as_str()],

@@ -25,12 +25,41 @@ WHERE s.id = ?1
   AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
   AND NOT EXISTS (SELECT 1 FROM sessions c WHERE c.parent_session_id = s.id)";
 
-/// The targets of `delete_empty_sessions`: ended, unarchived, no messages counted.
-const EMPTY_ENDED_SESSIONS: &str = "SELECT id FROM sessions
-WHERE message_count = 0 AND ended_at IS NOT NULL AND archived = 0
-ORDER BY started_at, id";
-
 impl SessionDb {
+    /// Deletes a session with its messages (`api.md` §11.6); returns `false`
+    /// for an unknown id. [`SessionDb::delete_session_with`] without a
+    /// transcript folder.
+    pub fn delete_session(&self, session_id: &str) -> Result<bool> {
+        self.delete_session_with(session_id, None)
+    }
+
+    /// Deletes a session with its messages (`api.md` §11.6
+    /// `delete_session(session_id, sessions_dir)`), in one write
+    /// transaction; returns `false` for an unknown id.
+    ///
+    /// Delegate (subagent) children, marked `$._delegate_from`, are deleted
+    /// with it, recursively; every other child (branches, compression
+    /// continuations) is kept and orphaned (`parent_session_id = NULL`).
+    /// Usage rows go with their session. With `sessions_dir`, the transcript
+    /// files of the session and of each deleted delegate are removed after
+    /// the commit, as [`SessionDb::delete_sessions`] does.
+    pub fn delete_session_with(
+        &self,
+        session_id: &str,
+        sessions_dir: Option<&Path>,
+    ) -> Result<bool> {
+        let deleted = self.write("deleting a session", |conn| {
+            delete_with_delegates(conn, session_id)
+        })?;
+        let Some(deleted) = deleted else {
+            return Ok(false);
+        };
+        if let Some(dir) = sessions_dir {
+            remove_transcripts(dir, &deleted);
+        }
+        Ok(true)
+    }
+
     /// Deletes several sessions as [`SessionDb::delete_session`] does, in one
     /// write transaction (`api.md` §11.6): each session's delegate children
     /// go with it, its other children are orphaned. Empty ids are ignored,
@@ -83,19 +112,14 @@ impl SessionDb {
         })
     }
 
-    /// Deletes every ended, unarchived session whose `message_count` is 0
-    /// (`api.md` §11.6), orphaning their children (`parent_session_id =
+    /// Deletes every empty session (`api.md` §11.6: `message_count = 0`,
+    /// ended, not archived; the sessions [`SessionDb::count_empty_sessions`]
+    /// counts), orphaning their children (`parent_session_id =
     /// NULL`, never deleted) and removing any message rows left uncounted.
     /// One write transaction; returns how many sessions were deleted.
     pub fn delete_empty_sessions(&self) -> Result<usize> {
         self.write("deleting empty sessions", |conn| {
-            let ids: Vec<String> = conn
-                .prepare_cached(EMPTY_ENDED_SESSIONS)
-                .and_then(|mut stmt| {
-                    stmt.query_map([], |row| row.get(0))?
-                        .collect::<Result<_, _>>()
-                })
-                .context("finding empty sessions")?;
+            let ids = hermes_state_query::rich_listing::empty_session_ids(conn)?;
             for id in &ids {
                 delete_row(conn, id)?;
             }
@@ -131,8 +155,10 @@ fn delete_with_delegates(conn: &Connection, session_id: &str) -> Result<Option<V
 }
 
 /// Orphans the session's children, deletes its messages and its row (usage
-/// rows cascade, FTS entries follow through the triggers).
-fn delete_row(conn: &Connection, id: &str) -> Result<()> {
+/// rows cascade, FTS entries follow through the triggers), inside the
+/// caller's transaction: every delete of a session (single, batch, empty,
+/// prune) ends here.
+pub(crate) fn delete_row(conn: &Connection, id: &str) -> Result<()> {
     conn.prepare_cached(
         "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ?1",
     )

@@ -508,6 +508,153 @@ fn prune_on_a_read_only_handle_is_refused_but_a_dry_run_reads() {
     assert_eq!(report.count, 5);
 }
 
+/// A copy of the store (one read snapshot, `backup_to`) on a handle whose
+/// clock stands at T0, as the original's.
+fn copy_of(s: &Clocked, name: &str) -> SessionDb {
+    let path = s.dir.path().join(name);
+    s.db.backup_to(&path).expect("backup");
+    let options = StoreOptions {
+        clock: Some(FixedClock::new(T0) as Arc<dyn Clock>),
+        ..StoreOptions::default()
+    };
+    SessionDb::open_with(path, &options).expect("open the copy")
+}
+
+fn column(db: &SessionDb, sql: &str) -> Vec<String> {
+    db.read(|conn| {
+        let mut stmt = conn.prepare(sql).expect("prepare");
+        Ok(stmt
+            .query_map([], |row| row.get(0))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows"))
+    })
+    .expect("read")
+}
+
+#[test]
+fn prune_candidates_archive_and_prune_select_the_same_sessions() {
+    let s = filter_fixture();
+    // A live child of a candidate: orphaned by a prune, never selected.
+    s.session(
+        NewSession::new("kid", "cli").parent_session_id("b"),
+        5.0,
+        false,
+    );
+    let f = PruneFilters::default;
+    let cases = [
+        PruneOptions::default(),
+        PruneOptions {
+            older_than_days: None,
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: Some(25.0),
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: Some(0.0),
+            source: Some("telegram".into()),
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: Some(1000.0),
+            filters: PruneFilters {
+                started_before: Some(T0 - 30.0 * DAY),
+                ..f()
+            },
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: None,
+            filters: PruneFilters {
+                archived: Some(false),
+                cwd_prefix: Some("/work/proj".into()),
+                ..f()
+            },
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: None,
+            filters: PruneFilters {
+                min_tokens: Some(100),
+                max_cost: Some(1.0),
+                title_like: Some("FIX".into()),
+                ..f()
+            },
+            ..PruneOptions::default()
+        },
+        PruneOptions {
+            older_than_days: None,
+            filters: PruneFilters {
+                max_messages: Some(1),
+                min_tool_calls: Some(0),
+                ..f()
+            },
+            ..PruneOptions::default()
+        },
+    ];
+    let all = "SELECT id FROM sessions ORDER BY id";
+    let archived = "SELECT id FROM sessions WHERE archived = 1 ORDER BY id";
+    let mut selected_something = 0;
+    for (n, options) in cases.iter().enumerate() {
+        let candidates: Vec<String> =
+            s.db.list_prune_candidates(options)
+                .expect("candidates")
+                .into_iter()
+                .map(|row| row.session.id)
+                .collect();
+        selected_something += usize::from(!candidates.is_empty());
+        let mut sorted = candidates.clone();
+        sorted.sort();
+
+        let dry = s.db.prune_sessions(&PruneOptions {
+            dry_run: true,
+            ..options.clone()
+        });
+        assert_eq!(dry.expect("dry run").ids, candidates, "case {n}: dry run");
+
+        let pruned = copy_of(&s, &format!("pruned{n}.db"));
+        let before = column(&pruned, all);
+        let report = pruned.prune_sessions(options).expect("prune");
+        assert_eq!(report.ids, candidates, "case {n}: prune reports");
+        let after = column(&pruned, all);
+        let gone: Vec<String> = before
+            .into_iter()
+            .filter(|id| !after.contains(id))
+            .collect();
+        assert_eq!(gone, sorted, "case {n}: prune deletes the candidates");
+
+        let archiving = copy_of(&s, &format!("archived{n}.db"));
+        let was = column(&archiving, archived);
+        let newly = candidates.iter().filter(|id| !was.contains(id)).count();
+        let would = archiving.archive_sessions(&PruneOptions {
+            dry_run: true,
+            ..options.clone()
+        });
+        assert_eq!(would.expect("dry archive"), newly, "case {n}: dry archive");
+        assert_eq!(
+            column(&archiving, archived),
+            was,
+            "a dry run writes nothing"
+        );
+        assert_eq!(
+            archiving.archive_sessions(options).expect("archive"),
+            newly,
+            "case {n}: archive count"
+        );
+        let mut expected: Vec<String> = was.clone();
+        expected.extend(candidates.iter().filter(|id| !was.contains(id)).cloned());
+        expected.sort();
+        assert_eq!(
+            column(&archiving, archived),
+            expected,
+            "case {n}: archive archives the candidates"
+        );
+    }
+    assert!(selected_something >= 6, "the cases select sessions");
+}
+
 // ---------------------------------------------------------------- deletes
 
 /// The measured example of `api.md` §11.6, as a batch.
@@ -668,6 +815,27 @@ fn delete_empty_sessions_takes_ended_unarchived_sessions_without_messages() {
         "children are orphaned, never deleted"
     );
     assert_eq!(s.db.delete_empty_sessions().expect("again"), 0);
+}
+
+#[test]
+fn count_and_delete_empty_sessions_share_one_definition() {
+    let s = Clocked::new();
+    s.session(NewSession::new("empty", "cli"), 1.0, true);
+    s.session(NewSession::new("null_count", "cli"), 1.0, true);
+    s.session(NewSession::new("live", "cli"), 1.0, false);
+    s.session(NewSession::new("archived", "cli"), 1.0, true);
+    s.session(NewSession::new("full", "cli"), 1.0, false);
+    s.say("full", "words");
+    s.db.end_session("full", "user_exit").expect("end");
+    // A NULL counter is not 0 (the original's `message_count = 0`).
+    s.exec(
+        "UPDATE sessions SET message_count = NULL WHERE id = 'null_count';
+         UPDATE sessions SET archived = 1 WHERE id = 'archived';",
+    );
+    assert_eq!(s.db.count_empty_sessions().expect("count"), 1);
+    assert_eq!(s.db.delete_empty_sessions().expect("delete"), 1);
+    assert_eq!(s.ids(), ["archived", "full", "live", "null_count"]);
+    assert_eq!(s.db.count_empty_sessions().expect("count again"), 0);
 }
 
 // ---------------------------------------------------------------- import
@@ -1148,6 +1316,46 @@ fn auto_archive_archives_idle_unpinned_sessions_once_per_interval() {
         (false, 2),
         "busy and fresh, idle for 3 days and a second"
     );
+}
+
+#[test]
+fn auto_archive_archives_what_archive_stale_sessions_archives() {
+    let s = Clocked::new();
+    s.session(NewSession::new("idle", "cli"), 5.0, false);
+    s.session(NewSession::new("idle_ended", "cli"), 4.0, true);
+    s.session(NewSession::new("pinned", "cli"), 5.0, true);
+    s.session(NewSession::new("busy", "cli"), 5.0, false);
+    s.session(NewSession::new("fresh", "cli"), 1.0, false);
+    s.session(NewSession::new("done", "cli"), 9.0, true);
+    s.clock.set(T0 - DAY);
+    s.say("busy", "recent activity");
+    s.clock.set(T0);
+    s.exec(
+        "UPDATE sessions SET pinned = 1 WHERE id = 'pinned';
+         UPDATE sessions SET archived = 1 WHERE id = 'done';",
+    );
+    let archived = "SELECT id FROM sessions WHERE archived = 1 ORDER BY id";
+    for (n, exclude_pinned) in [true, false].into_iter().enumerate() {
+        for idle_days in [0.5, 3.0, 4.5, 30.0] {
+            let direct = copy_of(&s, &format!("direct{n}_{idle_days}.db"));
+            let auto = copy_of(&s, &format!("auto{n}_{idle_days}.db"));
+            let count = direct
+                .archive_stale_sessions(idle_days, exclude_pinned)
+                .expect("archive_stale_sessions");
+            let report = auto.maybe_auto_archive(&AutoArchiveOptions {
+                idle_days,
+                exclude_pinned,
+                ..AutoArchiveOptions::default()
+            });
+            assert_eq!(report.error, None);
+            assert_eq!(report.archived, count, "{exclude_pinned} {idle_days}");
+            assert_eq!(
+                column(&auto, archived),
+                column(&direct, archived),
+                "{exclude_pinned} {idle_days}"
+            );
+        }
+    }
 }
 
 // ---------------------------------------------------------------- telegram topics

@@ -253,3 +253,59 @@ fn empty_id_session_can_be_deleted() {
     assert_eq!(store.count("SELECT count(*) FROM sessions", []), 0);
     assert_eq!(store.fts_hits("emptyidword"), 0);
 }
+
+#[test]
+fn delete_session_with_a_sessions_dir_removes_the_transcripts_of_the_session_and_its_delegates() {
+    let store = Store::new();
+    store.session("d_par");
+    store
+        .db
+        .create_session(
+            &NewSession::new("d_sub", "subagent")
+                .parent_session_id("d_par")
+                .model_config(json!({"_delegate_from": "d_par"})),
+        )
+        .expect("delegate child");
+    store.session("other");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let names = [
+        "d_par.json",
+        "request_dump_d_par_1.json",
+        "d_sub.jsonl",
+        "other.json",
+        "request_dump_d_parx_1.json",
+    ];
+    for name in names {
+        std::fs::write(dir.path().join(name), b"{}").expect("write transcript");
+    }
+    let left = || {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("read dir")
+            .map(|e| e.expect("entry").file_name().into_string().expect("utf-8"))
+            .collect();
+        names.sort();
+        names
+    };
+
+    assert!(
+        !store
+            .db
+            .delete_session_with("nope", Some(dir.path()))
+            .expect("unknown")
+    );
+    assert_eq!(left().len(), names.len(), "an unknown id touches no file");
+    assert!(
+        store
+            .db
+            .delete_session_with("d_par", Some(dir.path()))
+            .expect("delete")
+    );
+    assert_eq!(left(), ["other.json", "request_dump_d_parx_1.json"]);
+    assert_eq!(
+        store.rows("SELECT id FROM sessions", []),
+        vec![vec![t("other")]]
+    );
+    // Without a folder, as `delete_session`: no file is touched.
+    assert!(store.db.delete_session_with("other", None).expect("delete"));
+    assert_eq!(left(), ["other.json", "request_dump_d_parx_1.json"]);
+}

@@ -5,7 +5,7 @@
 use hermes_state::rusqlite::types::Value as Sql;
 use hermes_state::serde_json::{self, Value};
 use hermes_state::{
-    ErrorKind, PruneFilter, RichListOptions, RichSession, SessionActivity, SessionDb, SessionFilter,
+    ErrorKind, PruneFilters, PruneOptions, RichListOptions, RichSession, SessionActivity, SessionDb,
 };
 
 use super::lookups::{add, end, message, set};
@@ -416,11 +416,8 @@ fn prune_store() -> (Store, f64) {
 fn prune_candidates_are_the_measured_ones() {
     let (store, old) = prune_store();
     let db = &store.db;
-    let telegram = PruneFilter {
-        filter: SessionFilter {
-            source: Some("telegram".into()),
-            ..Default::default()
-        },
+    let telegram = PruneOptions {
+        source: Some("telegram".into()),
         ..Default::default()
     };
     assert_eq!(
@@ -428,22 +425,22 @@ fn prune_candidates_are_the_measured_ones() {
         ["telegram_old"]
     );
     assert_eq!(
-        ids(&db.list_prune_candidates(&PruneFilter::default()).unwrap()),
+        ids(&db.list_prune_candidates(&PruneOptions::default()).unwrap()),
         ["parent", "delegate", "telegram_old"]
     );
-    let everything = PruneFilter {
+    let everything = PruneOptions {
         older_than_days: Some(0.0),
         ..Default::default()
     };
     assert_eq!(db.list_prune_candidates(&everything).unwrap().len(), 4);
-    let unbounded = PruneFilter {
+    let unbounded = PruneOptions {
         older_than_days: None,
         ..Default::default()
     };
     assert_eq!(db.list_prune_candidates(&unbounded).unwrap().len(), 4);
     // An explicit started_before wins over the age bound.
-    let before = PruneFilter {
-        filter: SessionFilter {
+    let before = PruneOptions {
+        filters: PruneFilters {
             started_before: Some(old + 2.0),
             ..Default::default()
         },
@@ -452,13 +449,13 @@ fn prune_candidates_are_the_measured_ones() {
     assert_eq!(ids(&db.list_prune_candidates(&before).unwrap()), ["parent"]);
     // Listing writes nothing.
     assert_eq!(store.count("SELECT count(*) FROM sessions", []), 6);
-    let nan = PruneFilter {
+    let nan = PruneOptions {
         older_than_days: Some(f64::NAN),
         ..Default::default()
     };
     assert_kind(db.list_prune_candidates(&nan), ErrorKind::InvalidInput);
-    let inf = PruneFilter {
-        filter: SessionFilter {
+    let inf = PruneOptions {
+        filters: PruneFilters {
             max_cost: Some(f64::INFINITY),
             ..Default::default()
         },
@@ -482,112 +479,114 @@ fn every_prune_filter_narrows_the_candidates() {
          actual_cost_usd = 2.0, tool_call_count = 3 WHERE id = 'a'",
         [],
     );
-    let only_a = |filter: SessionFilter| {
+    let only_a = |filters: PruneFilters| {
         let rows = store
             .db
-            .list_prune_candidates(&PruneFilter {
+            .list_prune_candidates(&PruneOptions {
                 older_than_days: None,
-                filter,
+                filters,
+                ..Default::default()
             })
             .unwrap();
         assert_eq!(ids(&rows), ["a"]);
     };
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         started_before: Some(10.5),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         started_after: Some(5.0),
         started_before: Some(11.0),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         title_like: Some("fix 100%".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         end_reason: Some("compression".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         cwd_prefix: Some("/w".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         min_messages: Some(5),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         archived: Some(true),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         model_like: Some("GPT".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         provider: Some("openai".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         user_id: Some("u".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         chat_id: Some("c".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         chat_type: Some("dm".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         branch_like: Some("feature".into()),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         min_tokens: Some(100),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         min_cost: Some(1.5),
         ..Default::default()
     });
-    only_a(SessionFilter {
+    only_a(PruneFilters {
         min_tool_calls: Some(3),
         ..Default::default()
     });
-    let only_b = |filter: SessionFilter| {
+    let only_b = |filters: PruneFilters| {
         let rows = store
             .db
-            .list_prune_candidates(&PruneFilter {
+            .list_prune_candidates(&PruneOptions {
                 older_than_days: None,
-                filter,
+                filters,
+                ..Default::default()
             })
             .unwrap();
         assert_eq!(ids(&rows), ["b"]);
     };
-    only_b(SessionFilter {
+    only_b(PruneFilters {
         max_messages: Some(4),
         ..Default::default()
     });
-    only_b(SessionFilter {
+    only_b(PruneFilters {
         archived: Some(false),
         ..Default::default()
     });
-    only_b(SessionFilter {
+    only_b(PruneFilters {
         max_tokens: Some(99),
         ..Default::default()
     });
-    only_b(SessionFilter {
+    only_b(PruneFilters {
         max_cost: Some(1.9),
         ..Default::default()
     });
-    only_b(SessionFilter {
+    only_b(PruneFilters {
         max_tool_calls: Some(2),
         ..Default::default()
     });
-    only_b(SessionFilter {
+    only_b(PruneFilters {
         started_after: Some(10.5),
         ..Default::default()
     });
@@ -597,7 +596,7 @@ fn every_prune_filter_narrows_the_candidates() {
 fn archive_sessions_archives_the_prune_candidates() {
     let (store, _) = prune_store();
     let db = &store.db;
-    assert_eq!(db.archive_sessions(&PruneFilter::default()).unwrap(), 3);
+    assert_eq!(db.archive_sessions(&PruneOptions::default()).unwrap(), 3);
     let archived = store.rows("SELECT id FROM sessions WHERE archived = 1 ORDER BY id", []);
     assert_eq!(
         archived,
@@ -605,7 +604,7 @@ fn archive_sessions_archives_the_prune_candidates() {
     );
     // Nothing is deleted, and a second run changes nothing.
     assert_eq!(store.count("SELECT count(*) FROM sessions", []), 6);
-    assert_eq!(db.archive_sessions(&PruneFilter::default()).unwrap(), 0);
+    assert_eq!(db.archive_sessions(&PruneOptions::default()).unwrap(), 0);
 }
 
 #[test]
@@ -666,7 +665,7 @@ fn listings_read_on_a_read_only_handle_and_archiving_is_refused() {
             .is_empty()
     );
     assert_eq!(
-        ro.list_prune_candidates(&PruneFilter::default())
+        ro.list_prune_candidates(&PruneOptions::default())
             .unwrap()
             .len(),
         3
@@ -676,10 +675,58 @@ fn listings_read_on_a_read_only_handle_and_archiving_is_refused() {
     assert!(ro.distinct_session_cwds(true).unwrap().is_empty());
     assert_eq!(ro.count_empty_sessions().unwrap(), 4);
     assert_kind(
-        ro.archive_sessions(&PruneFilter::default()),
+        ro.archive_sessions(&PruneOptions::default()),
         ErrorKind::ReadOnly,
     );
     assert_kind(ro.archive_stale_sessions(3.0, true), ErrorKind::ReadOnly);
     let value: Value = serde_json::to_value(ro.search_sessions(None, 1, 0).unwrap()).unwrap();
     assert!(value.is_array());
+}
+
+#[test]
+fn cwd_prefix_takes_like_wildcards_literally_in_listings_and_prunes() {
+    let store = Store::new();
+    for (n, (id, cwd)) in [
+        ("mine", "/w/my_app"),
+        ("mine_sub", "/w/my_app/src"),
+        ("other", "/w/myXapp/src"),
+        ("percent", "/w/100%/x"),
+        ("percent_other", "/w/100abc/x"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        add(&store, id, "cli", 1.0 + n as f64, None);
+        set(&store, id, "cwd", t(cwd));
+        end(&store, id, "user_exit", 10.0);
+    }
+    for (prefix, expected) in [
+        ("/w/my_app", vec!["mine", "mine_sub"]),
+        ("/w/100%", vec!["percent"]),
+    ] {
+        let mut listed: Vec<String> = rich(
+            &store,
+            RichListOptions {
+                cwd_prefix: Some(prefix.into()),
+                ..Default::default()
+            },
+        )
+        .into_iter()
+        .map(|r| r.session.id)
+        .collect();
+        listed.sort();
+        assert_eq!(listed, expected, "list_sessions_rich {prefix}");
+        let candidates = store
+            .db
+            .list_prune_candidates(&PruneOptions {
+                older_than_days: None,
+                filters: PruneFilters {
+                    cwd_prefix: Some(prefix.into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            })
+            .unwrap();
+        assert_eq!(ids(&candidates), expected, "prune candidates {prefix}");
+    }
 }

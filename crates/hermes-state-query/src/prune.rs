@@ -1,0 +1,224 @@
+//! Which sessions a prune selects (`api.md` §11.3): the one filter of
+//! `prune_sessions`, `list_prune_candidates` and `archive_sessions`
+//! (§10.4: "same filter vocabulary as §11.3"), and the one place its SQL is
+//! built. The facade runs that SQL inside its write transaction to prune or
+//! archive, and on a read connection to list.
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, params_from_iter};
+
+use crate::conditions::{Conditions, contains, text_value};
+use crate::error::{QueryContext, QueryError};
+use crate::lookups::{SessionActivity, last_active, query_activity};
+use crate::values::text;
+
+/// The optional filters of a prune (`api.md` §11.3), every one the original
+/// accepts; `None` (and, for text, the empty string) means "no filter". The
+/// original refuses unknown filter names at run time; here a filter that
+/// does not exist cannot be spelled.
+///
+/// Text filters ending in `_like` match a substring, case-insensitively for
+/// ASCII (SQL `LIKE '%value%'`, with `%`, `_` and `\` in the value taken
+/// literally). Bounds are inclusive (`min_* <= value <= max_*`), except the
+/// start times, which are strict. Floats must be finite (see
+/// [`PruneFilters::non_finite`]).
+///
+/// The age bound and the source are not here: they are the prune's own
+/// arguments (`older_than_days`, `source`), given to
+/// [`PruneCandidates::new`] next to these filters.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PruneFilters {
+    /// `started_at < started_before` (Unix seconds); replaces the
+    /// `older_than_days` bound.
+    pub started_before: Option<f64>,
+    /// `started_at > started_after` (Unix seconds).
+    pub started_after: Option<f64>,
+    /// `title` contains this text.
+    pub title_like: Option<String>,
+    /// `end_reason` equals this.
+    pub end_reason: Option<String>,
+    /// `cwd` is this folder or inside it (trailing `/` and `\` ignored), as
+    /// `list_sessions_rich` (`api.md` §10.3).
+    pub cwd_prefix: Option<String>,
+    /// `message_count >= min_messages`.
+    pub min_messages: Option<i64>,
+    /// `message_count <= max_messages`.
+    pub max_messages: Option<i64>,
+    /// Tri-state: `Some(true)` only archived sessions, `Some(false)` only
+    /// unarchived ones, `None` both.
+    pub archived: Option<bool>,
+    /// `model` contains this text.
+    pub model_like: Option<String>,
+    /// `billing_provider` equals this.
+    pub provider: Option<String>,
+    /// `user_id` equals this.
+    pub user_id: Option<String>,
+    /// `chat_id` equals this.
+    pub chat_id: Option<String>,
+    /// `chat_type` equals this.
+    pub chat_type: Option<String>,
+    /// `git_branch` contains this text.
+    pub branch_like: Option<String>,
+    /// `input_tokens + output_tokens >= min_tokens` (a NULL counter as 0).
+    pub min_tokens: Option<i64>,
+    /// `input_tokens + output_tokens <= max_tokens` (a NULL counter as 0).
+    pub max_tokens: Option<i64>,
+    /// `COALESCE(actual_cost_usd, estimated_cost_usd, 0) >= min_cost`.
+    pub min_cost: Option<f64>,
+    /// `COALESCE(actual_cost_usd, estimated_cost_usd, 0) <= max_cost`.
+    pub max_cost: Option<f64>,
+    /// `tool_call_count >= min_tool_calls`.
+    pub min_tool_calls: Option<i64>,
+    /// `tool_call_count <= max_tool_calls`.
+    pub max_tool_calls: Option<i64>,
+}
+
+impl PruneFilters {
+    /// The first float bound that is not finite (NaN or an infinity), by
+    /// name, which a caller refuses as invalid input.
+    pub fn non_finite(&self) -> Option<(&'static str, f64)> {
+        [
+            ("started_before", self.started_before),
+            ("started_after", self.started_after),
+            ("min_cost", self.min_cost),
+            ("max_cost", self.max_cost),
+        ]
+        .into_iter()
+        .find_map(|(name, value)| value.filter(|v| !v.is_finite()).map(|v| (name, v)))
+    }
+}
+
+/// `input_tokens + output_tokens`, a NULL counter counting as 0.
+const TOKENS: &str = "(COALESCE(s.input_tokens, 0) + COALESCE(s.output_tokens, 0))";
+/// The cost of `api.md` §11.3.
+const COST: &str = "COALESCE(s.actual_cost_usd, s.estimated_cost_usd, 0)";
+/// The order of the candidates: oldest start first.
+const ORDER: &str = " ORDER BY s.started_at, s.id";
+
+/// The candidates of a prune (`api.md` §11.3) as a `WHERE` clause over
+/// `sessions s` with bound parameters: **ended** sessions, started before
+/// the age bound, of the source, matching every filter. Listing, archiving
+/// and pruning all run this one clause, so they select the same sessions.
+#[derive(Debug, Clone)]
+pub struct PruneCandidates {
+    conditions: Conditions,
+}
+
+impl PruneCandidates {
+    /// The candidates of a prune at time `now` (Unix seconds):
+    /// `started_at < now − older_than_days × 86400` unless
+    /// `filters.started_before` is given (`None`: no age bound); `source =
+    /// ?` when `source` is non-empty; then every filter.
+    ///
+    /// Values are bound, never checked here: a NaN bound matches nothing.
+    /// Callers refuse non-finite values first ([`PruneFilters::non_finite`]).
+    pub fn new(
+        older_than_days: Option<f64>,
+        source: Option<&str>,
+        filters: &PruneFilters,
+        now: f64,
+    ) -> Self {
+        let f = filters;
+        let mut c = Conditions::default();
+        let nonempty = |value: &Option<String>| value.clone().filter(|v| !v.is_empty());
+        c.push("s.ended_at IS NOT NULL", []);
+        let before = f
+            .started_before
+            .or(older_than_days.map(|days| now - days * 86_400.0));
+        if let Some(before) = before {
+            c.push("s.started_at < ?", [SqlValue::Real(before)]);
+        }
+        if let Some(after) = f.started_after {
+            c.push("s.started_at > ?", [SqlValue::Real(after)]);
+        }
+        if let Some(source) = source.filter(|s| !s.is_empty()) {
+            c.push("s.source = ?", [text_value(source)]);
+        }
+        if let Some(title) = nonempty(&f.title_like) {
+            c.push("s.title LIKE ? ESCAPE '\\'", [contains(&title)]);
+        }
+        if let Some(reason) = nonempty(&f.end_reason) {
+            c.push("s.end_reason = ?", [SqlValue::Text(reason)]);
+        }
+        if let Some(prefix) = nonempty(&f.cwd_prefix) {
+            c.push_cwd_prefix(&prefix);
+        }
+        let integer_bounds = [
+            ("s.message_count", f.min_messages, f.max_messages),
+            (TOKENS, f.min_tokens, f.max_tokens),
+            ("s.tool_call_count", f.min_tool_calls, f.max_tool_calls),
+        ];
+        for (expr, min, max) in integer_bounds {
+            if let Some(min) = min {
+                c.push(&format!("{expr} >= ?"), [SqlValue::Integer(min)]);
+            }
+            if let Some(max) = max {
+                c.push(&format!("{expr} <= ?"), [SqlValue::Integer(max)]);
+            }
+        }
+        if let Some(archived) = f.archived {
+            c.push("s.archived = ?", [SqlValue::Integer(i64::from(archived))]);
+        }
+        if let Some(model) = nonempty(&f.model_like) {
+            c.push("s.model LIKE ? ESCAPE '\\'", [contains(&model)]);
+        }
+        let equal = [
+            ("s.billing_provider", &f.provider),
+            ("s.user_id", &f.user_id),
+            ("s.chat_id", &f.chat_id),
+            ("s.chat_type", &f.chat_type),
+        ];
+        for (column, value) in equal {
+            if let Some(value) = nonempty(value) {
+                c.push(&format!("{column} = ?"), [SqlValue::Text(value)]);
+            }
+        }
+        if let Some(branch) = nonempty(&f.branch_like) {
+            c.push("s.git_branch LIKE ? ESCAPE '\\'", [contains(&branch)]);
+        }
+        if let Some(min) = f.min_cost {
+            c.push(&format!("{COST} >= ?"), [SqlValue::Real(min)]);
+        }
+        if let Some(max) = f.max_cost {
+            c.push(&format!("{COST} <= ?"), [SqlValue::Real(max)]);
+        }
+        PruneCandidates { conditions: c }
+    }
+
+    /// The candidates' ids, oldest start first.
+    pub fn ids(&self, conn: &Connection) -> Result<Vec<String>, QueryError> {
+        let sql = format!(
+            "SELECT s.id FROM sessions s{}{ORDER}",
+            self.conditions.where_clause()
+        );
+        let mut stmt = conn
+            .prepare_cached(&sql)
+            .context("finding sessions to prune")?;
+        let ids: Vec<Option<String>> = stmt
+            .query_map(params_from_iter(&self.conditions.params), |row| {
+                Ok(text(row.get_ref(0)?))
+            })
+            .and_then(Iterator::collect)
+            .context("finding sessions to prune")?;
+        Ok(ids.into_iter().flatten().collect())
+    }
+}
+
+/// The sessions a prune with these candidates removes (`api.md` §10.4,
+/// §11.3), oldest start first, with `last_active`.
+pub fn list_prune_candidates(
+    conn: &Connection,
+    candidates: &PruneCandidates,
+) -> Result<Vec<SessionActivity>, QueryError> {
+    let sql = format!(
+        "SELECT s.*, {active} AS last_active FROM sessions s{where_clause}{ORDER}",
+        active = last_active("s"),
+        where_clause = candidates.conditions.where_clause(),
+    );
+    query_activity(
+        conn,
+        &sql,
+        params_from_iter(&candidates.conditions.params),
+        "listing prune candidates",
+    )
+}
