@@ -49,7 +49,8 @@ const DELETE_DUPLICATE_SCHEMA_ROWS: &str = "DELETE FROM sqlite_master WHERE rowi
 /// Deletes every FTS object (tables, shadow tables, triggers, the CJK view):
 /// every name that starts with `messages_fts` (compared by prefix, not with
 /// `LIKE`, whose `_` is a wildcard).
-const DELETE_FTS_SCHEMA_ROWS: &str = "DELETE FROM sqlite_master WHERE substr(name, 1, 12) = 'messages_fts'";
+const DELETE_FTS_SCHEMA_ROWS: &str =
+    "DELETE FROM sqlite_master WHERE substr(name, 1, 12) = 'messages_fts'";
 
 /// Pages copied per backup step; the backup yields between steps so that a
 /// writer of another process is not starved.
@@ -237,10 +238,10 @@ pub fn backup(path: &Path, unix_seconds: i64) -> Result<PathBuf, SchemaError> {
 
 fn copy_pages(path: &Path, target: &Path) -> Result<(), SchemaError> {
     let source = connection::open_read_only(path)?;
-    let mut destination = Connection::open(target)
-        .context(&format!("opening the backup {}", target.display()))?;
-    let backup = rusqlite::backup::Backup::new(&source, &mut destination)
-        .context("starting the backup")?;
+    let mut destination =
+        Connection::open(target).context(&format!("opening the backup {}", target.display()))?;
+    let backup =
+        rusqlite::backup::Backup::new(&source, &mut destination).context("starting the backup")?;
     backup
         .run_to_completion(BACKUP_PAGES_PER_STEP, Duration::from_millis(10), None)
         .context("copying the store into the backup")?;

@@ -106,11 +106,14 @@ fn a_backup_that_cannot_be_made_is_an_error_and_leaves_no_file() {
 
 #[test]
 fn only_sqlite_corrupt_codes_trigger_the_repair() {
-    let corrupt = |code| {
-        rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), Some("text".into()))
-    };
-    assert!(malformed::is_malformed(&corrupt(rusqlite::ffi::SQLITE_CORRUPT)));
-    assert!(malformed::is_malformed(&corrupt(rusqlite::ffi::SQLITE_CORRUPT_VTAB)));
+    let corrupt =
+        |code| rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), Some("text".into()));
+    assert!(malformed::is_malformed(&corrupt(
+        rusqlite::ffi::SQLITE_CORRUPT
+    )));
+    assert!(malformed::is_malformed(&corrupt(
+        rusqlite::ffi::SQLITE_CORRUPT_VTAB
+    )));
     assert!(!malformed::is_malformed(&rusqlite::Error::SqliteFailure(
         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
         Some("malformed database schema (x)".into()),

@@ -93,7 +93,9 @@ fn add_a_dangling_index(path: &Path, name: &str) {
 fn assert_malformed(path: &Path) {
     let conn = Connection::open(path).expect("raw open");
     let error = conn
-        .query_row("SELECT COUNT(*) FROM sessions", [], |row| row.get::<_, i64>(0))
+        .query_row("SELECT COUNT(*) FROM sessions", [], |row| {
+            row.get::<_, i64>(0)
+        })
         .expect_err("the schema is malformed");
     assert!(
         error.to_string().contains("malformed database schema"),
@@ -159,7 +161,10 @@ fn migrate_repairs_a_duplicated_schema_row_and_keeps_every_row_and_a_backup() {
 
     let db = SessionDb::open(&path).expect("open");
     db.migrate().expect("migrate repairs, then opens");
-    let report = db.malformed_repair_report().expect("the repair ran").clone();
+    let report = db
+        .malformed_repair_report()
+        .expect("the repair ran")
+        .clone();
     assert_eq!(report.fixed_by, Some(RepairStep::DuplicateSchemaRows));
     assert!(report.is_healthy() && !report.before.healthy, "{report:?}");
     assert_eq!(
@@ -252,7 +257,9 @@ fn an_irreparable_schema_is_reported_and_left_with_its_backup() {
 
     // The explicit operation runs again when asked, and never overwrites the
     // first backup (a second one in the same second gets a suffix).
-    let again = db.repair_malformed_schema().expect("reported, not an error");
+    let again = db
+        .repair_malformed_schema()
+        .expect("reported, not an error");
     assert!(!again.is_healthy());
     assert_eq!(backups(&path).len(), 2);
     assert_eq!(rows(&backup), original);
