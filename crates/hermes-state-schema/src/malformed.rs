@@ -6,12 +6,13 @@
 //! followed by a health check, and stops at the first step after which the
 //! store is healthy:
 //!
-//! 0. FTS5 `'rebuild'` of the FTS tables;
-//! 0.5. `REINDEX`;
-//! 1. with `writable_schema=ON`, delete duplicate `sqlite_master` rows,
-//!    keeping the lowest rowid per (type, name);
-//! 2. delete every `sqlite_master` row whose name starts with `messages_fts`,
-//!    then `VACUUM` (the next open recreates the FTS objects and rebuilds them).
+//! - (0) FTS5 `'rebuild'` of the FTS tables;
+//! - (0.5) `REINDEX`;
+//! - (1) with `writable_schema=ON`, delete duplicate `sqlite_master` rows,
+//!   keeping the lowest rowid per (type, name);
+//! - (2) delete every `sqlite_master` row whose name starts with
+//!   `messages_fts`, then `VACUUM` (the next open recreates the FTS objects
+//!   and rebuilds them).
 //!
 //! Rows of `sessions` and `messages` are never modified, and no file is
 //! deleted but a backup this module created and could not complete.
