@@ -14,6 +14,7 @@ mod error;
 pub mod fts;
 pub mod history;
 pub mod legacy;
+pub mod malformed;
 pub mod open;
 pub mod optimize;
 pub mod permissions;

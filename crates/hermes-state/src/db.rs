@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
+use hermes_state_schema::malformed::{self, MalformedRepairReport};
 use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect};
 use hermes_state_sqlite::{SqliteError, retry, transaction};
 use hermes_state_types::ErrorKind;
@@ -12,7 +13,7 @@ use rusqlite::Connection;
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
-use crate::paths;
+use crate::{malformed_repair, paths};
 
 /// Every this many successful writes, a PASSIVE WAL checkpoint keeps the WAL short.
 pub const CHECKPOINT_EVERY: u64 = 50;
@@ -61,12 +62,22 @@ struct Connections {
     reader: Option<Connection>,
     writer: Option<Connection>,
     closed: bool,
+    /// SQLite could not read the file's schema (`SQLITE_CORRUPT`): the
+    /// error's text. Reads fail naming the repair; the first write (or
+    /// [`SessionDb::migrate`]) runs it (`migrations.md` §2.1).
+    malformed: Option<String>,
 }
 
 impl Connections {
     fn for_reading(&self) -> Result<&Connection> {
         if self.closed {
             return Err(Error::Closed);
+        }
+        if let Some(malformed) = self.malformed.as_deref()
+            && self.writer.is_none()
+            && self.reader.is_none()
+        {
+            return Err(malformed_repair::read_error(malformed));
         }
         self.writer
             .as_ref()
@@ -93,6 +104,8 @@ pub struct SessionDb {
     report: OnceLock<OpenReport>,
     successful_writes: AtomicU64,
     fts_repair_tried: AtomicBool,
+    /// What the open's automatic malformed-schema repair did, if it ran.
+    pub(crate) malformed_repair: OnceLock<MalformedRepairReport>,
     /// The clock every time-reading operation uses.
     clock: Arc<dyn Clock>,
     /// The schema cookie the read-only connection was last adapted for (-1: never).
@@ -114,10 +127,22 @@ impl SessionDb {
     /// application's SQLite file (same kind), a store newer than this
     /// library writes ([`ErrorKind::SchemaTooNew`]; use
     /// [`SessionDb::open_read_only`]).
+    ///
+    /// A file whose schema SQLite cannot read (`SQLITE_CORRUPT`, "malformed
+    /// database schema") opens: its reads fail with [`ErrorKind::Corrupt`]
+    /// naming the repair, and the first write (or [`SessionDb::migrate`])
+    /// runs [`SessionDb::repair_malformed_schema`] once per path per process.
     pub fn open(path: impl AsRef<Path>) -> Result<SessionDb> {
         let path = path.as_ref();
         let db = SessionDb::new(path, false);
-        let reader = match existing_reader(path)? {
+        let existing = match existing_reader(path) {
+            Err(error) if malformed_repair::is_malformed(&error) => {
+                db.connections().malformed = Some(error.to_string());
+                return Ok(db);
+            }
+            other => other?,
+        };
+        let reader = match existing {
             Some((reader, FileShape::Store(shape))) => {
                 detect::ensure_writable(&shape, path)?;
                 reader
@@ -165,7 +190,7 @@ impl SessionDb {
         let path = path.as_ref();
         let db = SessionDb::new(path, true);
         let conn = hermes_state_schema::open_read_only(path)?;
-        detect::inspect(&conn, path)?;
+        detect::inspect(&conn, path).map_err(|e| malformed_repair::naming_the_repair(e.into()))?;
         db.connections().reader = Some(conn);
         Ok(db)
     }
@@ -178,6 +203,7 @@ impl SessionDb {
             report: OnceLock::new(),
             successful_writes: AtomicU64::new(0),
             fts_repair_tried: AtomicBool::new(false),
+            malformed_repair: OnceLock::new(),
             adapted_cookie: AtomicI64::new(-1),
             clock: Arc::new(SystemClock),
             fts_objects: Mutex::new(None),
@@ -207,12 +233,90 @@ impl SessionDb {
 
     /// Opens the writable connection (running the open algorithm) and
     /// retires the read-only one.
+    ///
+    /// When the open meets a malformed schema (`SQLITE_CORRUPT`) and this
+    /// process has not tried yet for this path, the handle's connection is
+    /// closed, the repair runs once and, if it leaves the store healthy, the
+    /// open is repeated once (`migrations.md` §2, "Failure handling around
+    /// steps 2–15").
     fn open_writer(&self, conns: &mut Connections) -> Result<()> {
-        let (conn, report) = hermes_state_schema::open_writable(&self.path)?;
+        let (conn, report) = match hermes_state_schema::open_writable(&self.path) {
+            Err(error) if malformed::is_malformed_error(&error) => {
+                if !malformed_repair::claim_automatic_repair(&self.path) {
+                    return Err(malformed_repair::naming_the_repair(error.into()));
+                }
+                conns.reader = None;
+                let repair = malformed::repair(&self.path, self.now().floor() as i64);
+                if let Ok(repair) = &repair {
+                    let _ = self.malformed_repair.set(repair.clone());
+                }
+                match repair {
+                    Ok(repair) if repair.is_healthy() => {
+                        hermes_state_schema::open_writable(&self.path)?
+                    }
+                    outcome => {
+                        // Reads go on as before the attempt (failing, naming the repair).
+                        let _ = self.reconnect_reader(conns);
+                        return Err(match outcome {
+                            Ok(repair) => malformed_repair::not_repaired(error, &repair),
+                            Err(backup_error) => backup_error.into(),
+                        });
+                    }
+                }
+            }
+            other => other?,
+        };
         let _ = self.report.set(report);
         conns.writer = Some(conn);
         conns.reader = None;
+        conns.malformed = None;
         Ok(())
+    }
+
+    /// Runs `work` (the malformed-schema repair) with the handle's
+    /// connections closed, under its mutex, then reconnects for reading: the
+    /// next write opens the writable connection through the open algorithm
+    /// again (which recreates FTS objects a repair removed).
+    pub(crate) fn with_connections_closed<T>(
+        &self,
+        what: &str,
+        work: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        if self.read_only {
+            return Err(Error::ReadOnly(what.to_owned()));
+        }
+        let mut conns = self.connections();
+        if conns.closed {
+            return Err(Error::Closed);
+        }
+        conns.reader = None;
+        conns.writer = None;
+        let outcome = work();
+        match self.reconnect_reader(&mut conns) {
+            Err(error) if outcome.is_ok() => Err(error),
+            _ => outcome,
+        }
+    }
+
+    /// Opens a new read-only connection after the file changed under the
+    /// handle (a repair), or notes that its schema is still unreadable.
+    fn reconnect_reader(&self, conns: &mut Connections) -> Result<()> {
+        self.adapted_cookie.store(-1, Ordering::Relaxed);
+        match existing_reader(&self.path) {
+            Ok(reader) => {
+                conns.reader = reader.map(|(reader, _)| reader);
+                conns.malformed = None;
+                Ok(())
+            }
+            Err(error) if malformed_repair::is_malformed(&error) => {
+                conns.malformed = Some(error.to_string());
+                Ok(())
+            }
+            Err(error) => {
+                conns.malformed = None;
+                Err(error)
+            }
+        }
     }
 
     /// The path of the database file.

@@ -12,6 +12,7 @@ mod handoff;
 mod inspect;
 mod lookups;
 mod maintenance;
+pub mod malformed_repair;
 mod message_edits;
 mod messages;
 pub mod paths;

@@ -16,6 +16,7 @@ mod cjk;
 mod cjk_rule;
 mod existing_files;
 mod fresh;
+mod malformed;
 mod newer_and_foreign_files;
 mod optimize;
 mod permissions;

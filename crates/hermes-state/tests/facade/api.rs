@@ -16,6 +16,7 @@ mod errors;
 mod handoff;
 mod inspect;
 mod lookups;
+mod malformed;
 mod message_edits;
 mod messages;
 mod rich_listing;
