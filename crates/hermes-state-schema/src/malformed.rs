@@ -113,6 +113,10 @@ pub struct HealthCheck {
     pub healthy: bool,
     /// The first check that failed, and how.
     pub failure: Option<String>,
+    /// The check could not run because another connection held a lock: it
+    /// says nothing about the file, so the repair stops rather than go on to
+    /// steps that drop objects of a store that may be fine.
+    pub busy: bool,
 }
 
 /// What one step did.
@@ -163,7 +167,7 @@ impl MalformedRepairReport {
 /// through the schema cookie, which the edits bump.
 pub fn repair(path: &Path, unix_seconds: i64) -> Result<MalformedRepairReport, SchemaError> {
     let before = health_check(path);
-    if before.healthy {
+    if before.healthy || before.busy {
         return Ok(MalformedRepairReport {
             health: before.clone(),
             before,
@@ -186,6 +190,9 @@ pub fn repair(path: &Path, unix_seconds: i64) -> Result<MalformedRepairReport, S
         });
         if health.healthy {
             fixed_by = Some(step);
+            break;
+        }
+        if health.busy {
             break;
         }
     }
@@ -259,21 +266,29 @@ fn copy_pages(path: &Path, target: &Path) -> Result<(), SchemaError> {
 /// when this connection has its tokenizer (without it, the index cannot be
 /// read by this process at all, healthy or not).
 pub fn health_check(path: &Path) -> HealthCheck {
-    match check(path) {
+    let busy = std::cell::Cell::new(false);
+    match check(path, &busy) {
         Ok(()) => HealthCheck {
             healthy: true,
             failure: None,
+            busy: false,
         },
         Err(failure) => HealthCheck {
             healthy: false,
             failure: Some(failure),
+            busy: busy.get(),
         },
     }
 }
 
-fn check(path: &Path) -> Result<(), String> {
+fn check(path: &Path, busy: &std::cell::Cell<bool>) -> Result<(), String> {
     let conn = connection::open_read_write(path).map_err(|e| e.to_string())?;
-    let step = |what: &str, e: rusqlite::Error| format!("{what}: {e}");
+    let step = |what: &str, e: rusqlite::Error| {
+        if hermes_state_sqlite::sqlite_error_kind(&e) == hermes_state_types::ErrorKind::Busy {
+            busy.set(true);
+        }
+        format!("{what}: {e}")
+    };
     conn.query_row("PRAGMA journal_mode", [], |row| row.get::<_, String>(0))
         .map_err(|e| step("PRAGMA journal_mode", e))?;
     let integrity: String = conn

@@ -119,3 +119,25 @@ fn only_sqlite_corrupt_codes_trigger_the_repair() {
         Some("malformed database schema (x)".into()),
     )));
 }
+
+/// A health check that meets another connection's write lock says nothing
+/// about the file: it is marked busy, and the repair stops before any step
+/// that could drop objects of a store that may be fine (no backup either).
+#[test]
+fn a_busy_health_check_stops_the_repair() {
+    let (_dir, path) = temp_db();
+    store_with_rows(&path);
+    let holder = Connection::open(&path).expect("another process");
+    holder
+        .execute_batch("BEGIN IMMEDIATE; INSERT INTO sessions (id, source, started_at) VALUES ('h', 'cli', 2);")
+        .expect("hold the write lock");
+
+    let health = malformed::health_check(&path);
+    assert!(!health.healthy && health.busy, "{health:?}");
+    let report = malformed::repair(&path, 1_700_000_000).expect("repair");
+    assert!(report.steps.is_empty(), "no step ran: {report:?}");
+    assert_eq!(report.backup, None);
+
+    holder.execute_batch("ROLLBACK").expect("release");
+    assert!(malformed::health_check(&path).healthy);
+}
