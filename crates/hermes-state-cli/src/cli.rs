@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
+use crate::time_window::TimeWindow;
+
 /// Look inside a Hermes Agent session store (state.db): find a conversation,
 /// read it, export it, trim old sessions, check the file is healthy.
 #[derive(Debug, Parser)]
@@ -36,6 +38,10 @@ pub struct Cli {
     /// Say more on stderr (which file was opened, what the open did)
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub verbose: u8,
+
+    /// Which source the session argument `latest` means the newest session of
+    #[arg(long, global = true, value_name = "SOURCE")]
+    pub latest_source: Option<String>,
 
     /// What to do.
     #[command(subcommand)]
@@ -190,6 +196,9 @@ pub struct ListArgs {
     /// Picker view: compression continuations and delegate children too, each as itself
     #[arg(long)]
     pub children: bool,
+    /// Sessions started in this window
+    #[command(flatten)]
+    pub window: TimeWindow,
 }
 
 impl ListArgs {
@@ -386,6 +395,15 @@ pub struct SearchArgs {
     /// Show the message before and after each hit
     #[arg(long)]
     pub context: bool,
+    /// Only this session's compression lineage (id, prefix, title or `latest`)
+    #[arg(long, value_name = "ID")]
+    pub session: Option<String>,
+    /// With --session: only that session, not the rest of its lineage
+    #[arg(long, requires = "session")]
+    pub segment_only: bool,
+    /// Messages sent in this window
+    #[command(flatten)]
+    pub window: TimeWindow,
 }
 
 /// `stats`
@@ -394,6 +412,9 @@ pub struct StatsArgs {
     /// How many of the biggest sessions to show
     #[arg(long, default_value_t = 10)]
     pub top: u32,
+    /// Sessions started in this window
+    #[command(flatten)]
+    pub window: TimeWindow,
 }
 
 /// Export formats.
@@ -420,6 +441,9 @@ pub struct ExportArgs {
     /// Write to this file instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Sessions started in this window
+    #[command(flatten)]
+    pub window: TimeWindow,
 }
 
 /// `import`
@@ -433,14 +457,14 @@ pub struct ImportArgs {
 }
 
 /// `prune`
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct PruneArgs {
     /// Ended sessions that started more than this many days ago
     #[arg(
         long,
         value_name = "N",
-        required_unless_present_any = ["any_age", "started_before"],
-        conflicts_with = "any_age"
+        required_unless_present_any = ["any_age", "started_before", "since", "until"],
+        conflicts_with_all = ["any_age", "until"]
     )]
     pub older_than_days: Option<u32>,
     /// No age bound: every ended session the other filters match
@@ -518,6 +542,9 @@ pub struct PruneArgs {
     /// At most N tool calls
     #[arg(long, value_name = "N")]
     pub max_tool_calls: Option<i64>,
+    /// Sessions started in this window (`--until` replaces --older-than-days)
+    #[command(flatten)]
+    pub window: TimeWindow,
 }
 
 /// `maintenance …`

@@ -14,9 +14,12 @@ mod commands;
 mod error;
 mod files;
 mod output;
+mod paging;
 mod progress;
 mod render;
+mod session_arg;
 mod store;
+mod time_window;
 
 use std::io::Write;
 use std::process::ExitCode;

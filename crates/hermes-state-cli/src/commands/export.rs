@@ -154,13 +154,34 @@ fn export_jsonl(
     let bar = Progress::bar(&ctx.out, total.max(0) as u64, "exporting", "messages");
     let filter = ExportFilter {
         source: args.source.clone(),
-        session_ids: args.session.clone().map(|id| vec![id]),
+        session_ids: window_ids(ctx, db, args)?,
     };
     let summary = db
         .export_jsonl(writer, &filter, |done| bar.set_position(done))
         .map_err(|e| ctx.fail(&e))?;
     bar.finish();
     Ok((summary.sessions, summary.messages))
+}
+
+/// The sessions to export as JSON Lines: `--session`, narrowed to the
+/// `--since` / `--until` window when one is given (`None`: every session).
+fn window_ids(
+    ctx: &Context,
+    db: &hermes_state::SessionDb,
+    args: &ExportArgs,
+) -> CliResult<Option<Vec<String>>> {
+    if !args.window.is_set() {
+        return Ok(args.session.clone().map(|id| vec![id]));
+    }
+    let in_window = super::windowed::sessions_in(db, args.source.as_deref(), args.window)
+        .map_err(|e| ctx.fail(&e))?;
+    Ok(Some(
+        in_window
+            .into_iter()
+            .map(|s| s.id)
+            .filter(|id| args.session.as_ref().is_none_or(|only| only == id))
+            .collect(),
+    ))
 }
 
 fn export_json(
@@ -180,6 +201,8 @@ fn export_json(
             .export_all(args.source.as_deref())
             .map_err(|e| ctx.fail(&e))?,
     };
+    let mut exports = exports;
+    exports.retain(|e| args.window.contains(e.session.started_at));
     spinner.finish();
     let messages: usize = exports.iter().map(|e| e.messages.len()).sum();
     let values: Vec<Value> = exports.iter().map(|e| e.to_value()).collect();

@@ -10,6 +10,7 @@ use crate::cli::ListArgs;
 use crate::commands::to_json;
 use crate::error::CliResult;
 use crate::output::{Output, datetime, one_line, pad, shorten};
+use crate::paging::{Verdict, filtered_page};
 use crate::store::{Access, Context};
 
 /// Rows fetched per page when the CLI filters the picker's rows itself
@@ -41,12 +42,7 @@ pub fn list(ctx: &Context, args: &ListArgs) -> CliResult {
             .collect();
         return print_table(ctx, args, &lines);
     }
-    let filter = ListFilter {
-        source: args.source.clone(),
-        limit: Some(args.limit),
-        offset: args.offset,
-    };
-    let rows = db.recent_sessions(&filter).map_err(|e| ctx.fail(&e))?;
+    let rows = recent_in_window(&db, args).map_err(|e| ctx.fail(&e))?;
     if ctx.out.json {
         return ctx.out.json(&to_json!(&rows));
     }
@@ -83,6 +79,7 @@ fn picker_rows(ctx: &Context, db: &SessionDb, args: &ListArgs) -> CliResult<Vec<
     let model = args.model.as_deref().map(str::to_ascii_lowercase);
     let keep = |row: &RichSession| {
         (!args.pinned || row.session.pinned != 0)
+            && args.window.contains(row.session.started_at)
             && model.as_deref().is_none_or(|m| {
                 row.session
                     .model
@@ -90,7 +87,7 @@ fn picker_rows(ctx: &Context, db: &SessionDb, args: &ListArgs) -> CliResult<Vec<
                     .is_some_and(|own| own.to_ascii_lowercase().contains(m))
             })
     };
-    if !args.pinned && model.is_none() {
+    if !args.pinned && model.is_none() && !args.window.is_set() {
         return db.list_sessions_rich(&options).map_err(|e| ctx.fail(&e));
     }
     let wanted = args.limit as usize;
@@ -114,6 +111,34 @@ fn picker_rows(ctx: &Context, db: &SessionDb, args: &ListArgs) -> CliResult<Vec<
         options.offset += PAGE;
     }
     Ok(rows)
+}
+
+/// The default listing (newest start first), with `--since` / `--until` on
+/// `started_at` applied here: the library's listing has no time filter.
+fn recent_in_window(
+    db: &SessionDb,
+    args: &ListArgs,
+) -> hermes_state::Result<Vec<hermes_state::SessionListing>> {
+    let fetch = |offset, limit| {
+        db.recent_sessions(&ListFilter {
+            source: args.source.clone(),
+            limit: Some(limit),
+            offset,
+        })
+    };
+    if !args.window.is_set() {
+        return fetch(args.offset, args.limit);
+    }
+    filtered_page(args.limit, args.offset, fetch, |row| {
+        let started = row.session.started_at;
+        if args.window.contains(started) {
+            Verdict::Keep
+        } else if args.window.is_after(started) {
+            Verdict::Stop
+        } else {
+            Verdict::Skip
+        }
+    })
 }
 
 fn print_table(ctx: &Context, args: &ListArgs, rows: &[Row<'_>]) -> CliResult {

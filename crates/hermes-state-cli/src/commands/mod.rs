@@ -12,9 +12,11 @@ mod prune;
 mod rewind;
 mod schema;
 mod search;
+mod search_scope;
 mod sessions;
 mod stats;
 mod titles;
+mod windowed;
 
 use crate::cli::{
     Cli, Command, FtsCommand, MaintenanceCommand, MessagesCommand, SessionsCommand, TitleCommand,
@@ -37,7 +39,7 @@ pub fn session_count(ctx: &Context, db: &hermes_state::SessionDb) -> CliResult<i
 }
 
 /// Runs the command.
-pub fn run(cli: Cli, out: Output) -> CliResult {
+pub fn run(mut cli: Cli, out: Output) -> CliResult {
     let path = match cli.db {
         Some(path) => path,
         None => store::default_path()?,
@@ -49,6 +51,7 @@ pub fn run(cli: Cli, out: Output) -> CliResult {
         out,
         command,
     };
+    crate::session_arg::resolve_command(&ctx, &mut cli.command, cli.latest_source.as_deref())?;
     match cli.command {
         Command::Sessions(command) => match command {
             SessionsCommand::List(args) => listing::list(&ctx, &args),

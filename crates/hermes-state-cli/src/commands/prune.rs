@@ -107,8 +107,18 @@ fn scope(args: &PruneArgs) -> String {
     text
 }
 
+/// `--since` / `--until` as the library's `started_after` / `started_before`
+/// (the later lower bound, the earlier upper bound, when both spellings are given).
+fn with_window(args: &PruneArgs) -> PruneArgs {
+    let mut args = args.clone();
+    args.started_after = crate::time_window::later(args.started_after, args.window.since);
+    args.started_before = crate::time_window::earlier(args.started_before, args.window.until);
+    args
+}
+
 /// `prune`
 pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
+    let args = &with_window(args);
     let access = if args.dry_run {
         Access::Read
     } else {

@@ -27,9 +27,7 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
         },
         include_inactive: args.include_inactive,
     };
-    let hits = db
-        .search_messages(&args.query, &options)
-        .map_err(|e| ctx.fail(&e))?;
+    let hits = super::search_scope::hits(ctx, &db, args, &options)?;
     let out = &ctx.out;
     if out.json {
         return out.json(&to_json!(&hits));

@@ -14,12 +14,29 @@ use crate::store::{Access, Context};
 pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
     let db = ctx.open(Access::Read)?;
     let fail = |e: hermes_state::Error| ctx.fail(&e);
-    let models = db.model_totals().map_err(fail)?;
-    let top = db.top_sessions(args.top).map_err(fail)?;
-    let usage = db.usage_by_model_and_task().map_err(fail)?;
-    let sessions = session_count(ctx, &db)?;
-    let messages = db.message_count(None).map_err(fail)?;
     let out = &ctx.out;
+    let (models, top, usage, sessions, messages) = if args.window.is_set() {
+        // The library's totals have no time filter: sum the window's sessions
+        // here. Per-task usage rows carry no time, so they are left out.
+        let rows = super::windowed::sessions_in(&db, None, args.window).map_err(fail)?;
+        out.note("note: per-task usage is not split by time; left out with --since/--until");
+        let messages = rows.iter().map(|s| s.message_count.unwrap_or(0)).sum();
+        (
+            super::windowed::model_totals(&rows),
+            super::windowed::top_sessions(&rows, args.top),
+            Vec::new(),
+            rows.len() as i64,
+            messages,
+        )
+    } else {
+        (
+            db.model_totals().map_err(fail)?,
+            db.top_sessions(args.top).map_err(fail)?,
+            db.usage_by_model_and_task().map_err(fail)?,
+            session_count(ctx, &db)?,
+            db.message_count(None).map_err(fail)?,
+        )
+    };
     if out.json {
         return out.json(&json!({
             "sessions": sessions,

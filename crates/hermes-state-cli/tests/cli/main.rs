@@ -17,6 +17,7 @@ mod curation;
 mod demo;
 mod export_and_maintenance;
 mod messages_and_titles;
+mod navigation;
 mod read_only;
 mod schema_and_migrate;
 mod search_and_stats;

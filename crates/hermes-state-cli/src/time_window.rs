@@ -1,0 +1,281 @@
+//! `--since` / `--until`: one parser for every command that takes a time
+//! window, and the window itself.
+//!
+//! A bound is a date (`2026-07-24`, its UTC midnight), a date and time
+//! (`2026-07-24T09:30`, `2026-07-24 09:30:15`, UTC: the CLI prints UTC
+//! everywhere, so it reads UTC too), a relative age (`30m`, `3h`, `2d`, `1w`,
+//! `45s`: that long before now) or Unix seconds. `--since` is inclusive,
+//! `--until` exclusive, so `--since D --until D+1` is exactly day D.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::Args;
+
+/// The `--since` / `--until` flags, flattened into a command's arguments.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct TimeWindow {
+    /// Only from this time on: YYYY-MM-DD, YYYY-MM-DDTHH:MM (UTC), an age (30m, 3h, 2d, 1w) or Unix seconds
+    #[arg(long, value_name = "WHEN", value_parser = parse_when)]
+    pub since: Option<f64>,
+    /// Only before this time: YYYY-MM-DD, YYYY-MM-DDTHH:MM (UTC), an age (30m, 3h, 2d, 1w) or Unix seconds
+    #[arg(long, value_name = "WHEN", value_parser = parse_when)]
+    pub until: Option<f64>,
+}
+
+impl TimeWindow {
+    /// Whether a bound was given.
+    pub fn is_set(&self) -> bool {
+        self.since.is_some() || self.until.is_some()
+    }
+
+    /// Whether the time lies in the window (`since <= t < until`).
+    pub fn contains(&self, t: f64) -> bool {
+        self.since.is_none_or(|since| t >= since) && self.until.is_none_or(|until| t < until)
+    }
+
+    /// Whether every time before `t` lies before the window too: a listing
+    /// ordered newest first can stop there.
+    pub fn is_after(&self, t: f64) -> bool {
+        self.since.is_some_and(|since| t < since)
+    }
+}
+
+/// The later of two optional lower bounds.
+pub fn later(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The earlier of two optional upper bounds.
+pub fn earlier(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Parses a bound relative to the current time (clap's value parser).
+pub fn parse_when(text: &str) -> Result<f64, String> {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    parse_when_at(text, now)
+}
+
+/// Parses a bound, ages counted back from `now` (Unix seconds).
+pub fn parse_when_at(text: &str, now: f64) -> Result<f64, String> {
+    let text = text.trim();
+    let expected = || {
+        format!(
+            "{text:?}: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM (UTC), an age such as 30m, 3h, 2d, 1w, or Unix seconds"
+        )
+    };
+    if let Some(age) = parse_age(text) {
+        return Ok(now - age);
+    }
+    if let Ok(seconds) = text.parse::<f64>() {
+        return if seconds.is_finite() {
+            Ok(seconds)
+        } else {
+            Err(expected())
+        };
+    }
+    if text.len() < 10 || !text.is_char_boundary(10) {
+        return Err(expected());
+    }
+    let (date, rest) = text.split_at(10);
+    let day = parse_date(date).ok_or_else(expected)??;
+    let time = match rest.strip_prefix(['T', 't', ' ']) {
+        None if rest.is_empty() => 0,
+        None => return Err(expected()),
+        Some(clock) => parse_clock(clock).ok_or_else(expected)??,
+    };
+    Ok((day * 86_400 + time) as f64)
+}
+
+/// `30m`, `3h`, `2d`, `1w`, `45s` in seconds; `None` when it is not an age.
+fn parse_age(text: &str) -> Option<f64> {
+    let unit = text.chars().last()?;
+    let seconds = match unit.to_ascii_lowercase() {
+        's' => 1.0,
+        'm' => 60.0,
+        'h' => 3_600.0,
+        'd' => 86_400.0,
+        'w' => 604_800.0,
+        _ => return None,
+    };
+    let number = &text[..text.len() - unit.len_utf8()];
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let value: f64 = number.parse().ok()?;
+    value.is_finite().then_some(value * seconds)
+}
+
+fn digits(text: &str, n: usize) -> Option<i64> {
+    (text.len() == n && text.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| text.parse().ok())
+        .flatten()
+}
+
+/// Days since 1970-01-01 of `YYYY-MM-DD`: `None` when it is not shaped as
+/// one, `Some(Err)` when it is but names no calendar day.
+fn parse_date(text: &str) -> Option<Result<i64, String>> {
+    let mut parts = text.split('-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let (y, m, d) = (digits(y, 4)?, digits(m, 2)?, digits(d, 2)?);
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = [
+        31,
+        28 + i64::from(leap),
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
+    if !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
+        return Some(Err(format!("{text:?} is not a calendar date")));
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(Ok(era * 146_097 + doe - 719_468))
+}
+
+/// Seconds since midnight of `HH:MM` or `HH:MM:SS` (an optional trailing
+/// `Z`); `Some(Err)` for an hour or minute out of range.
+fn parse_clock(text: &str) -> Option<Result<i64, String>> {
+    let text = text.strip_suffix(['Z', 'z']).unwrap_or(text);
+    let mut parts = text.split(':');
+    let h = digits(parts.next()?, 2)?;
+    let m = digits(parts.next()?, 2)?;
+    let s = match parts.next() {
+        Some(s) => digits(s, 2)?,
+        None => 0,
+    };
+    if parts.next().is_some() {
+        return None;
+    }
+    if h > 23 || m > 59 || s > 59 {
+        return Some(Err(format!("{text:?} is not a time of day")));
+    }
+    Some(Ok(h * 3_600 + m * 60 + s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: f64 = 1_784_851_200.0; // 2026-07-24T00:00Z
+
+    #[test]
+    fn dates_are_utc_midnights() {
+        assert_eq!(parse_when_at("1970-01-01", NOW), Ok(0.0));
+        assert_eq!(parse_when_at("2000-03-01", NOW), Ok(951_868_800.0));
+        assert_eq!(parse_when_at("2026-07-24", NOW), Ok(NOW));
+        assert_eq!(parse_when_at("2024-02-29", NOW), Ok(1_709_164_800.0));
+    }
+
+    #[test]
+    fn dates_with_a_time_of_day_are_utc() {
+        assert_eq!(parse_when_at("2026-07-24T09:30", NOW), Ok(NOW + 34_200.0));
+        assert_eq!(
+            parse_when_at("2026-07-24 09:30:15", NOW),
+            Ok(NOW + 34_215.0)
+        );
+        assert_eq!(parse_when_at("2026-07-24T23:59Z", NOW), Ok(NOW + 86_340.0));
+    }
+
+    #[test]
+    fn ages_count_back_from_now() {
+        assert_eq!(parse_when_at("30m", NOW), Ok(NOW - 1_800.0));
+        assert_eq!(parse_when_at("3h", NOW), Ok(NOW - 10_800.0));
+        assert_eq!(parse_when_at("2d", NOW), Ok(NOW - 172_800.0));
+        assert_eq!(parse_when_at("1w", NOW), Ok(NOW - 604_800.0));
+        assert_eq!(parse_when_at("45s", NOW), Ok(NOW - 45.0));
+        assert_eq!(parse_when_at("1.5h", NOW), Ok(NOW - 5_400.0));
+    }
+
+    #[test]
+    fn unix_seconds_pass_through() {
+        assert_eq!(parse_when_at("1700000000.5", NOW), Ok(1_700_000_000.5));
+    }
+
+    #[test]
+    fn nonsense_is_refused_with_the_accepted_shapes() {
+        for bad in [
+            "yesterday",
+            "",
+            "inf",
+            "NaN",
+            "2d3h",
+            "-3h",
+            "h",
+            "2026-7-24",
+            "2026-07-24T9:30",
+            "2026-07-24T09",
+            "2026-07-24X09:30",
+            "2026-07-24T09:30:00:00",
+            "2026/07/24",
+            "3x",
+        ] {
+            let error = parse_when_at(bad, NOW).expect_err(bad);
+            assert!(error.contains("expected YYYY-MM-DD"), "{bad}: {error}");
+        }
+    }
+
+    #[test]
+    fn impossible_dates_and_times_say_so() {
+        assert!(
+            parse_when_at("2025-02-29", NOW)
+                .unwrap_err()
+                .contains("calendar date")
+        );
+        assert!(
+            parse_when_at("2026-13-01", NOW)
+                .unwrap_err()
+                .contains("calendar date")
+        );
+        assert!(
+            parse_when_at("2026-07-24T24:00", NOW)
+                .unwrap_err()
+                .contains("time of day")
+        );
+        assert!(
+            parse_when_at("2026-07-24T10:60", NOW)
+                .unwrap_err()
+                .contains("time of day")
+        );
+    }
+
+    #[test]
+    fn the_window_is_inclusive_then_exclusive() {
+        let window = TimeWindow {
+            since: Some(10.0),
+            until: Some(20.0),
+        };
+        assert!(!window.contains(9.9));
+        assert!(window.contains(10.0));
+        assert!(window.contains(19.9));
+        assert!(!window.contains(20.0));
+        assert!(window.is_after(9.0));
+        assert!(!window.is_after(10.0));
+        assert!(TimeWindow::default().contains(f64::MIN));
+        assert!(!TimeWindow::default().is_set());
+    }
+}
