@@ -60,7 +60,7 @@ mod tests {
     #[test]
     fn offset_and_limit_count_matches_across_pages() {
         let even = |x: &u32| {
-            if x % 2 == 0 {
+            if x.is_multiple_of(2) {
                 Verdict::Keep
             } else {
                 Verdict::Skip
