@@ -262,7 +262,7 @@ pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
         .hint("import reads what `hermes-state export` writes (--format json or jsonl)")
     };
     let bar = Rc::new(match size {
-        Some(size) => Progress::bar(&ctx.out, size, "importing", "bytes"),
+        Some(size) => Progress::bytes(&ctx.out, size, "importing"),
         None => Progress::spinner(&ctx.out, "importing"),
     });
     let reader = BufReader::new(Counted {
