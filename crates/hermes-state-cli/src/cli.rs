@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
@@ -88,6 +89,30 @@ pub enum Command {
     Schema,
     /// Fill a fresh store with a short realistic sample to try every command on
     Demo(DemoArgs),
+    /// Print a shell completion script: `hermes-state completions bash > …`
+    Completions(CompletionsArgs),
+    /// Print the man page (roff): `hermes-state man | man -l -`
+    Man,
+}
+
+/// `completions`
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// The roles the agent writes; `--role` takes only these, so a typo
+/// (`asistant`) is a usage error instead of an empty answer or a stray row.
+pub const ROLES: [&str; 4] = ["system", "user", "assistant", "tool"];
+
+/// Asks before deleting unless `--yes` (see `confirm.rs`).
+#[derive(Debug, Clone, Copy, Args)]
+pub struct YesArg {
+    /// Do not ask for confirmation (required when stdin is not a terminal)
+    #[arg(long, short = 'y')]
+    pub yes: bool,
 }
 
 /// `sessions …`
@@ -108,7 +133,7 @@ pub enum SessionsCommand {
     #[command(visible_alias = "rm")]
     Delete(DeleteArgs),
     /// Delete every message of a session, keeping the session
-    Clear(IdArg),
+    Clear(ClearArgs),
     /// The session's ancestors and descendants, as a tree
     Lineage(IdArg),
     /// Hide a session's whole compression lineage from the session picker
@@ -134,6 +159,19 @@ pub struct DeleteArgs {
     /// The agent's transcript folder: `<id>.json`, `<id>.jsonl` and request dumps of deleted sessions go too
     #[arg(long, value_name = "DIR")]
     pub sessions_dir: Option<PathBuf>,
+    /// Confirmation.
+    #[command(flatten)]
+    pub consent: YesArg,
+}
+
+/// `sessions clear`
+#[derive(Debug, Args)]
+pub struct ClearArgs {
+    /// The session id
+    pub id: String,
+    /// Confirmation.
+    #[command(flatten)]
+    pub consent: YesArg,
 }
 
 /// `sessions rewind`
@@ -199,6 +237,23 @@ pub struct ListArgs {
     /// Sessions started in this window
     #[command(flatten)]
     pub window: TimeWindow,
+}
+
+impl AppendArgs {
+    /// `--role`, else `--role-any` (clap requires one of them).
+    pub fn role(&self) -> &str {
+        self.role
+            .as_deref()
+            .or(self.role_any.as_deref())
+            .unwrap_or_default()
+    }
+}
+
+impl SearchArgs {
+    /// `--role` and `--role-any` together.
+    pub fn roles(&self) -> Vec<String> {
+        self.role.iter().chain(&self.role_any).cloned().collect()
+    }
 }
 
 impl ListArgs {
@@ -281,9 +336,17 @@ pub enum MessagesCommand {
 pub struct AppendArgs {
     /// The session id
     pub id: String,
-    /// user, assistant, tool, system, …
-    #[arg(long)]
-    pub role: String,
+    /// system, user, assistant or tool (--role-any for another)
+    #[arg(
+        long,
+        value_parser = PossibleValuesParser::new(ROLES),
+        required_unless_present = "role_any",
+        conflicts_with = "role_any"
+    )]
+    pub role: Option<String>,
+    /// A role outside the four the agent writes, stored as given
+    #[arg(long, value_name = "ROLE")]
+    pub role_any: Option<String>,
     /// The content (else --content-file, else stdin when it is not a terminal)
     #[arg(long, conflicts_with = "content_file")]
     pub content: Option<String>,
@@ -377,9 +440,12 @@ pub struct SearchArgs {
     /// Not sessions of this source (repeatable)
     #[arg(long)]
     pub exclude_source: Vec<String>,
-    /// Only messages of this role (repeatable)
-    #[arg(long)]
+    /// Only messages of this role: system, user, assistant, tool (repeatable)
+    #[arg(long, value_parser = PossibleValuesParser::new(ROLES))]
     pub role: Vec<String>,
+    /// Only messages of this role, any name (repeatable; adds to --role)
+    #[arg(long, value_name = "ROLE")]
+    pub role_any: Vec<String>,
     /// At most this many results
     #[arg(long, default_value_t = 20)]
     pub limit: u32,
@@ -454,6 +520,9 @@ pub struct ImportArgs {
     /// Replace sessions the store already has (by default they are skipped)
     #[arg(long)]
     pub overwrite: bool,
+    /// Confirmation of --overwrite.
+    #[command(flatten)]
+    pub consent: YesArg,
 }
 
 /// `prune`
@@ -479,6 +548,9 @@ pub struct PruneArgs {
     /// The agent's transcript folder: `<id>.json`, `<id>.jsonl` and request dumps of pruned sessions go too
     #[arg(long, value_name = "DIR")]
     pub sessions_dir: Option<PathBuf>,
+    /// Confirmation (not needed with --dry-run).
+    #[command(flatten)]
+    pub consent: YesArg,
     /// Started before this time: Unix seconds or YYYY-MM-DD (UTC); replaces --older-than-days
     #[arg(long, value_name = "WHEN", value_parser = parse_time, conflicts_with = "older_than_days")]
     pub started_before: Option<f64>,

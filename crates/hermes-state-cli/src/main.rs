@@ -11,6 +11,7 @@
 
 mod cli;
 mod commands;
+mod confirm;
 mod error;
 mod files;
 mod output;

@@ -7,6 +7,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::output::Output;
 
+/// The byte bar's layout: binary sizes (KiB, MiB) and the rate, never raw counts.
+const BYTES_TEMPLATE: &str = "{msg} [{bar:30.cyan/blue}] {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} ({eta} left)";
+
 /// A bar with a known length, a spinner, or nothing.
 #[derive(Debug)]
 pub struct Progress {
@@ -22,6 +25,21 @@ impl Progress {
         let template =
             format!("{{msg}} [{{bar:30.cyan/blue}}] {{pos}}/{{len}} {unit} ({{eta}} left)");
         let style = ProgressStyle::with_template(&template)
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> ");
+        let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
+            .with_style(style)
+            .with_message(message.to_owned());
+        Progress { bar: Some(bar) }
+    }
+
+    /// A bar over `len` bytes, shown in human sizes with the rate:
+    /// `importing [=====>    ] 12.5 MiB/40.0 MiB 8.1 MiB/s (3s left)`.
+    pub fn bytes(out: &Output, len: u64, message: &str) -> Self {
+        if !out.progress_allowed() {
+            return Progress { bar: None };
+        }
+        let style = ProgressStyle::with_template(BYTES_TEMPLATE)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");
         let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr())
@@ -83,5 +101,18 @@ impl Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_byte_bar_shows_human_sizes_and_a_rate() {
+        let style = ProgressStyle::with_template(BYTES_TEMPLATE);
+        assert!(style.is_ok());
+        assert!(BYTES_TEMPLATE.contains("{binary_bytes}"));
+        assert!(BYTES_TEMPLATE.contains("_per_sec}"));
     }
 }

@@ -184,8 +184,8 @@ fn session_args<'a>(command: &'a mut Command, source: &mut Option<String>) -> Ve
             SessionsCommand::Delete(args) => args.ids.iter_mut().collect(),
             SessionsCommand::Rewind(args) => vec![&mut args.id],
             SessionsCommand::Restore(args) => vec![&mut args.id],
+            SessionsCommand::Clear(args) => vec![&mut args.id],
             SessionsCommand::Reopen(args)
-            | SessionsCommand::Clear(args)
             | SessionsCommand::Lineage(args)
             | SessionsCommand::Archive(args)
             | SessionsCommand::Unarchive(args)

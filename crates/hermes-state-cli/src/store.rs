@@ -118,13 +118,14 @@ impl Context {
         match std::fs::metadata(&self.path) {
             Ok(meta) if meta.is_dir() => Err(self.is_a_directory()),
             Ok(_) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(CliError::failed(format!(
-                "no store at {}",
-                self.path.display()
-            ))
-            .hint(
-                "run `hermes-state demo` to create one, or pass --db PATH to name an existing store",
-            )),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(
+                    CliError::failed(format!("no store at {}", self.path.display())).hint(
+                        "pass --db PATH or set HERMES_HOME to name an existing store; \
+                 to try the tool, `hermes-state --db demo.db demo` makes a sample store",
+                    ),
+                )
+            }
             Err(e) => Err(CliError::io("cannot access", &self.path, &e)
                 .hint("check the path and the permissions of its folders")),
         }

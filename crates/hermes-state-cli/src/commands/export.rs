@@ -23,6 +23,7 @@ use hermes_state_types::pyjson;
 use serde_json::{Map, Value, json};
 
 use crate::cli::{ExportArgs, ExportFormat, ImportArgs};
+use crate::confirm::Consent;
 use crate::error::{CliError, CliResult};
 use crate::files;
 use crate::output::{count, json_error, write_json_line};
@@ -240,6 +241,23 @@ enum ImportSource {
 /// `import`
 pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
     let from_stdin = args.file == Path::new("-");
+    if args.overwrite {
+        let consent = Consent::new(args.consent.yes);
+        if from_stdin && consent.must_ask() {
+            return Err(CliError::usage(
+                "import - --overwrite reads the export from stdin, so it cannot ask to confirm; pass --yes to go ahead",
+            ));
+        }
+        consent.require(ctx)?;
+        consent.ask(
+            ctx,
+            &format!(
+                "replace every session of {} that {} also holds?",
+                ctx.path.display(),
+                args.file.display()
+            ),
+        )?;
+    }
     let (reader, size): (Box<dyn Read>, Option<u64>) = if from_stdin {
         (Box::new(io::stdin().lock()), None)
     } else {
@@ -267,7 +285,7 @@ pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
         .hint("import reads what `hermes-state export` writes (--format json or jsonl)")
     };
     let bar = Rc::new(match size {
-        Some(size) => Progress::bar(&ctx.out, size, "importing", "bytes"),
+        Some(size) => Progress::bytes(&ctx.out, size, "importing"),
         None => Progress::spinner(&ctx.out, "importing"),
     });
     let reader = BufReader::new(Counted {

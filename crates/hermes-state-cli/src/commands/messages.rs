@@ -52,7 +52,7 @@ fn read_stdin() -> CliResult<String> {
 pub fn append(ctx: &Context, args: AppendArgs) -> CliResult {
     let db = ctx.open(Access::Write)?;
     let content = read_content(&args)?;
-    let mut message = NewMessage::new(&args.id, &args.role);
+    let mut message = NewMessage::new(&args.id, args.role());
     message.content = content.map(Into::into);
     message.tool_calls = args.tool_calls;
     message.tool_name = args.tool_name;

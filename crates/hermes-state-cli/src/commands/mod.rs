@@ -14,6 +14,7 @@ mod schema;
 mod search;
 mod search_scope;
 mod sessions;
+mod shell;
 mod stats;
 mod titles;
 mod windowed;
@@ -40,6 +41,12 @@ pub fn session_count(ctx: &Context, db: &hermes_state::SessionDb) -> CliResult<i
 
 /// Runs the command.
 pub fn run(mut cli: Cli, out: Output) -> CliResult {
+    // These describe the program, not a store: no path is resolved.
+    match &cli.command {
+        Command::Completions(args) => return shell::completions(args.shell),
+        Command::Man => return shell::man(),
+        _ => {}
+    }
     let path = match cli.db {
         Some(path) => path,
         None => store::default_path()?,
@@ -60,7 +67,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
             SessionsCommand::End(args) => sessions::end(&ctx, &args),
             SessionsCommand::Reopen(args) => sessions::reopen(&ctx, &args.id),
             SessionsCommand::Delete(args) => sessions::delete(&ctx, &args),
-            SessionsCommand::Clear(args) => sessions::clear(&ctx, &args.id),
+            SessionsCommand::Clear(args) => sessions::clear(&ctx, &args),
             SessionsCommand::Lineage(args) => sessions::lineage(&ctx, &args.id),
             SessionsCommand::Archive(args) => {
                 lineage_flags::set(&ctx, &args.id, lineage_flags::Flag::Archived, true)
@@ -102,6 +109,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::Migrate(args) => schema::migrate(&ctx, &args),
         Command::Schema => schema::schema(&ctx),
         Command::Demo(args) => demo::demo(&ctx, &args),
+        Command::Completions(_) | Command::Man => Ok(()),
     }
 }
 
@@ -148,5 +156,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Migrate(_) => "migrate",
         Command::Schema => "schema",
         Command::Demo(_) => "demo",
+        Command::Completions(_) => "completions",
+        Command::Man => "man",
     }
 }

@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::cli::PruneArgs;
 use crate::commands::to_json;
+use crate::confirm::{Consent, id_list, sessions_summary};
 use crate::error::CliResult;
 use crate::output::{datetime, datetime_seconds};
 use crate::progress::Progress;
@@ -119,9 +120,11 @@ fn with_window(args: &PruneArgs) -> PruneArgs {
 /// `prune`
 pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
     let args = &with_window(args);
+    let consent = Consent::new(args.consent.yes);
     let access = if args.dry_run {
         Access::Read
     } else {
+        consent.require(ctx)?;
         Access::Write
     };
     let db = ctx.open(access)?;
@@ -132,6 +135,25 @@ pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
         dry_run: args.dry_run,
         sessions_dir: args.sessions_dir.clone(),
     };
+    if !args.dry_run && consent.must_ask() {
+        // What would go, first; the prune itself re-applies the filters, so
+        // a session an agent ends meanwhile may join (its report says so).
+        let preview = PruneOptions {
+            dry_run: true,
+            ..options.clone()
+        };
+        let planned = db.prune_sessions(&preview).map_err(|e| ctx.fail(&e))?;
+        if planned.count > 0 {
+            consent.ask(
+                ctx,
+                &format!(
+                    "prune {} ({})?",
+                    sessions_summary(&planned.ids),
+                    scope(args)
+                ),
+            )?;
+        }
+    }
     let spinner = Progress::spinner(
         &ctx.out,
         if args.dry_run {
@@ -198,7 +220,7 @@ pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
             text,
             "pruned {} {scope}: {}",
             report.count,
-            report.ids.join(", ")
+            id_list(&report.ids)
         );
         let _ = writeln!(
             text,

@@ -17,7 +17,7 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     let options = SearchOptions {
         source_filter: (!args.source.is_empty()).then(|| args.source.clone()),
         exclude_sources: (!args.exclude_source.is_empty()).then(|| args.exclude_source.clone()),
-        role_filter: (!args.role.is_empty()).then(|| args.role.clone()),
+        role_filter: Some(args.roles()).filter(|roles| !roles.is_empty()),
         limit: args.limit,
         offset: args.offset,
         sort: match args.sort {

@@ -7,8 +7,9 @@ use std::hash::{BuildHasher, Hasher};
 use hermes_state::{Content, LineageEntry, Message, MessagePage, NewSession, Session, SessionDb};
 use serde_json::{Value, json};
 
-use crate::cli::{CreateArgs, DeleteArgs, EndArgs, ShowArgs};
+use crate::cli::{ClearArgs, CreateArgs, DeleteArgs, EndArgs, ShowArgs};
 use crate::commands::{session_count, to_json};
+use crate::confirm::{Consent, sessions_summary};
 use crate::error::CliResult;
 use crate::output::{self, Output, cost, count, datetime, datetime_seconds, one_line, shorten};
 use crate::store::{Access, Context};
@@ -388,6 +389,8 @@ pub fn reopen(ctx: &Context, id: &str) -> CliResult {
 /// `sessions delete`: every id must exist, else nothing is deleted (a typo
 /// does not delete the rest of the list).
 pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
+    let consent = Consent::new(args.consent.yes);
+    consent.require(ctx)?;
     let db = ctx.open(Access::Write)?;
     let mut ids: Vec<&str> = Vec::new();
     for id in &args.ids {
@@ -398,6 +401,13 @@ pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
     for id in &ids {
         ctx.require_session(&db, id)?;
     }
+    consent.ask(
+        ctx,
+        &format!(
+            "delete {} and their messages (and their delegate children)?",
+            sessions_summary(&ids)
+        ),
+    )?;
     let before = session_count(ctx, &db)?;
     db.delete_sessions(&ids, args.sessions_dir.as_deref())
         .map_err(|e| ctx.fail(&e))?;
@@ -418,7 +428,7 @@ pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
         };
         let what = match ids.as_slice() {
             [id] => format!("session {id}"),
-            _ => format!("{} sessions ({})", ids.len(), ids.join(", ")),
+            _ => sessions_summary(&ids),
         };
         ctx.out.line(format!("deleted {what}{extra}"))?;
     }
@@ -426,10 +436,17 @@ pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
 }
 
 /// `sessions clear`
-pub fn clear(ctx: &Context, id: &str) -> CliResult {
+pub fn clear(ctx: &Context, args: &ClearArgs) -> CliResult {
+    let id = args.id.as_str();
+    let consent = Consent::new(args.consent.yes);
+    consent.require(ctx)?;
     let db = ctx.open(Access::Write)?;
     ctx.require_session(&db, id)?;
     let removed = db.message_count(Some(id)).map_err(|e| ctx.fail(&e))?;
+    consent.ask(
+        ctx,
+        &format!("delete the {removed} message(s) of session {id}?"),
+    )?;
     db.clear_messages(id).map_err(|e| ctx.fail(&e))?;
     if ctx.out.json {
         return ctx

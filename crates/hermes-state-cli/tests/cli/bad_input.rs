@@ -13,8 +13,8 @@ fn unknown_sessions_fail_with_one_line_naming_them() {
         &["sessions", "show", "nope-123"],
         &["sessions", "end", "nope-123", "--reason", "x"],
         &["sessions", "reopen", "nope-123"],
-        &["sessions", "delete", "nope-123"],
-        &["sessions", "clear", "nope-123"],
+        &["sessions", "delete", "nope-123", "--yes"],
+        &["sessions", "clear", "nope-123", "--yes"],
         &["sessions", "lineage", "nope-123"],
         &[
             "messages",
@@ -208,14 +208,16 @@ fn read_commands_never_create_a_store() {
             "--content",
             "c",
         ],
-        &["prune", "--older-than-days", "1"],
+        &["prune", "--older-than-days", "1", "--yes"],
         &["backup", "b.db"],
     ] {
         env.run(&missing, args)
             .fails(1)
             .one_error_line()
             .stderr_has("no store at")
-            .stderr_has("hermes-state demo");
+            .stderr_has("--db PATH or set HERMES_HOME")
+            // The sample goes to a file of its own, never the agent's store.
+            .stderr_has("hermes-state --db demo.db demo");
         assert!(!missing.exists(), "{args:?} created the store");
     }
 }
@@ -375,7 +377,10 @@ fn quiet_and_json_keep_stderr_clean() {
     let quiet = quiet.ok();
     assert!(quiet.stderr.is_empty() && quiet.stdout.is_empty());
     let json = env
-        .run(&db, &["--json", "prune", "--older-than-days", "1000"])
+        .run(
+            &db,
+            &["--json", "prune", "--older-than-days", "1000", "--yes"],
+        )
         .ok();
     assert!(json.stderr.is_empty(), "{}", json.stderr);
     let q = env

@@ -372,6 +372,7 @@ fn prune_with_every_kind_of_filter() {
             "channel",
             "--sessions-dir",
             dir_arg,
+            "--yes",
         ],
     )
     .ok()
@@ -446,7 +447,7 @@ fn delete_several_sessions() {
     let env = Env::new();
     let db = env.demo("d.db");
     // An unknown id deletes nothing.
-    env.run(&db, &["sessions", "delete", "demo-tokyo", "nope"])
+    env.run(&db, &["sessions", "delete", "demo-tokyo", "nope", "--yes"])
         .fails(1)
         .one_error_line()
         .stderr_has("\"nope\" does not exist");
@@ -464,6 +465,7 @@ fn delete_several_sessions() {
             "demo-tokyo",
             "--sessions-dir",
             dir.to_str().expect("utf-8"),
+            "--yes",
         ],
     );
     assert_eq!(
@@ -476,12 +478,18 @@ fn delete_several_sessions() {
     // The delegate's transcript went with it.
     assert!(!dir.join("demo-refactor-docs.jsonl").exists());
     // One id: the shape of before, plus `ids`.
-    let one = env.json(&db, &["sessions", "rm", "demo-paris"]);
+    let one = env.json(&db, &["sessions", "rm", "demo-paris", "--yes"]);
     assert_eq!(one["id"], "demo-paris");
     assert_eq!(one["sessions_deleted"], 1);
     env.run(
         &db,
-        &["sessions", "delete", "demo-dinner", "demo-digest-old"],
+        &[
+            "sessions",
+            "delete",
+            "demo-dinner",
+            "demo-digest-old",
+            "--yes",
+        ],
     )
     .ok()
     .stdout_has("deleted 2 sessions (demo-dinner, demo-digest-old)");

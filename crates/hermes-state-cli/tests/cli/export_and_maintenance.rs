@@ -94,7 +94,12 @@ fn export_and_import_round_trip_in_both_formats() {
     );
     let replaced = env.json(
         &from_jsonl,
-        &["import", "--overwrite", jsonl.to_str().expect("utf-8")],
+        &[
+            "import",
+            "--overwrite",
+            "--yes",
+            jsonl.to_str().expect("utf-8"),
+        ],
     );
     assert_eq!(replaced["replaced"].as_array().map(Vec::len), Some(8));
     // From stdin.
@@ -173,16 +178,23 @@ fn prune_dry_run_then_for_real() {
     assert_eq!(env.json(&db, &["stats"])["sessions"], 8);
     let none = env.json(
         &db,
-        &["prune", "--older-than-days", "90", "--source", "telegram"],
+        &[
+            "prune",
+            "--older-than-days",
+            "90",
+            "--source",
+            "telegram",
+            "--yes",
+        ],
     );
     assert_eq!(none["count"], 0);
-    env.run(&db, &["prune", "--older-than-days", "90"])
+    env.run(&db, &["prune", "--older-than-days", "90", "--yes"])
         .ok()
         .stdout_has("pruned 1")
         .stdout_has("vacuum");
     assert_eq!(env.json(&db, &["stats"])["sessions"], 7);
     // Everything ended, whatever its age; live sessions stay.
-    let all = env.json(&db, &["prune", "--older-than-days", "0"]);
+    let all = env.json(&db, &["prune", "--older-than-days", "0", "--yes"]);
     assert_eq!(all["count"], 5);
     let left = env.json(&db, &["sessions", "list"]);
     let mut left = ids(&left);

@@ -15,6 +15,7 @@ mod bad_input;
 mod cjk;
 mod curation;
 mod demo;
+mod everyday;
 mod export_and_maintenance;
 mod messages_and_titles;
 mod navigation;

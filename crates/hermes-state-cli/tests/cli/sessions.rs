@@ -170,17 +170,17 @@ fn sessions_create_end_reopen_clear_delete() {
         ],
     )
     .ok();
-    env.run(&db, &["sessions", "clear", "child"])
+    env.run(&db, &["sessions", "clear", "child", "--yes"])
         .ok()
         .stdout_has("2 message(s) deleted");
-    let cleared = env.json(&db, &["sessions", "clear", "child"]);
+    let cleared = env.json(&db, &["sessions", "clear", "child", "--yes"]);
     assert_eq!(cleared["messages_deleted"], 0);
     let row = env.json(&db, &["sessions", "show", "child"]);
     assert_eq!(row["message_count"], 0);
 
-    let deleted = env.json(&db, &["sessions", "delete", "child"]);
+    let deleted = env.json(&db, &["sessions", "delete", "child", "--yes"]);
     assert_eq!(deleted["deleted"], true);
-    env.run(&db, &["sessions", "rm", &id])
+    env.run(&db, &["sessions", "rm", &id, "--yes"])
         .ok()
         .stdout_has("deleted session");
     let left = env.json(&db, &["sessions", "list"]);
