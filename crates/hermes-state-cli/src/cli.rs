@@ -386,6 +386,9 @@ pub struct SearchArgs {
     /// Show the message before and after each hit
     #[arg(long)]
     pub context: bool,
+    /// One result per conversation (a session and its compression continuations): best hit, title, hits, time span; --limit/--offset count conversations
+    #[arg(long)]
+    pub by_conversation: bool,
 }
 
 /// `stats`

@@ -27,6 +27,9 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
         },
         include_inactive: args.include_inactive,
     };
+    if args.by_conversation {
+        return super::search_conversations::search(ctx, &db, args, &options);
+    }
     let hits = db
         .search_messages(&args.query, &options)
         .map_err(|e| ctx.fail(&e))?;

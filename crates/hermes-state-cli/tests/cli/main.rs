@@ -20,5 +20,6 @@ mod messages_and_titles;
 mod read_only;
 mod schema_and_migrate;
 mod search_and_stats;
+mod search_by_conversation;
 mod search_query_problem;
 mod sessions;
