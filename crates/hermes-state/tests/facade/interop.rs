@@ -26,7 +26,7 @@ fn python_sqlite3_missing() -> Option<String> {
 
 // A machine without CPython (a minimal container) skips this test, saying
 // why on stderr, rather than failing the whole suite; CI machines have
-// python3 with sqlite3 (README.md), so there it always runs.
+// python3 with sqlite3, so there it always runs.
 #[allow(clippy::print_stderr)]
 #[test]
 fn a_store_written_here_round_trips_through_python() {
