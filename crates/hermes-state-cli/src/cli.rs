@@ -470,6 +470,9 @@ pub struct SearchArgs {
     /// Messages sent in this window
     #[command(flatten)]
     pub window: TimeWindow,
+    /// One result per conversation (a session and its compression continuations): best hit, title, hits, time span; --limit/--offset count conversations
+    #[arg(long, conflicts_with_all = ["session", "since", "until"])]
+    pub by_conversation: bool,
 }
 
 /// `stats`

@@ -10,6 +10,7 @@ mod code_point_ranges;
 pub mod compat;
 mod conditions;
 pub mod conversation;
+pub mod conversation_search;
 pub mod coordination;
 mod error;
 pub mod fts5_syntax;

@@ -26,7 +26,7 @@ impl SessionDb {
     /// The FTS objects of the store, probed again only when the schema
     /// changed since the last search (another process may have dropped the
     /// CJK triggers, or finished a conversion).
-    fn fts_objects(&self, conn: &rusqlite::Connection) -> Result<FtsObjects> {
+    pub(crate) fn fts_objects(&self, conn: &rusqlite::Connection) -> Result<FtsObjects> {
         let cookie = FtsObjects::schema_cookie(conn);
         let mut cached = self.fts_objects.lock().unwrap_or_else(|p| p.into_inner());
         match *cached {

@@ -300,7 +300,7 @@ fn samples() -> Vec<Sample> {
             days_ago: 5.0,
             end: None,
             parent: Some("demo-refactor"),
-            extra: json!({"cwd": "/home/demo/src/parser", "git_branch": "serde-config"}),
+            extra: json!({"cwd": "/home/demo/src/parser", "git_branch": "serde-config", "model_config": pyjson::to_string(&json!({"_branched_from": "demo-refactor"}))}),
             messages: vec![
                 msg(
                     "user",

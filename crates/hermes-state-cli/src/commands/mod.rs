@@ -12,6 +12,7 @@ mod prune;
 mod rewind;
 mod schema;
 mod search;
+mod search_conversations;
 mod search_scope;
 mod sessions;
 mod shell;

@@ -27,6 +27,9 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
         },
         include_inactive: args.include_inactive,
     };
+    if args.by_conversation {
+        return super::search_conversations::search(ctx, &db, args, &options);
+    }
     let hits = super::search_scope::hits(ctx, &db, args, &options)?;
     let out = &ctx.out;
     if out.json {

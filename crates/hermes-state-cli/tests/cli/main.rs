@@ -22,5 +22,6 @@ mod navigation;
 mod read_only;
 mod schema_and_migrate;
 mod search_and_stats;
+mod search_by_conversation;
 mod search_query_problem;
 mod sessions;

@@ -1,0 +1,120 @@
+//! `search --by-conversation`: hits collapsed by compression lineage, one
+//! result per conversation.
+
+use std::fmt::Write as _;
+
+use hermes_state::{ConversationHit, SearchOptions, SessionDb, query_problem};
+
+use crate::cli::SearchArgs;
+use crate::commands::to_json;
+use crate::error::CliResult;
+use crate::output::{datetime, one_line, shorten};
+use crate::store::Context;
+
+/// `search --by-conversation`: `--limit` and `--offset` count conversations.
+pub fn search(
+    ctx: &Context,
+    db: &SessionDb,
+    args: &SearchArgs,
+    options: &SearchOptions,
+) -> CliResult {
+    let conversations = db
+        .search_conversations(&args.query, options)
+        .map_err(|e| ctx.fail(&e))?;
+    let out = &ctx.out;
+    if out.json {
+        return out.json(&to_json!(&conversations));
+    }
+    if conversations.is_empty() {
+        out.note(format!("no conversations match {:?}", args.query));
+        if let Some(problem) = query_problem(&args.query) {
+            out.note(problem.to_string());
+        }
+        return Ok(());
+    }
+    let mut text = String::new();
+    for conversation in &conversations {
+        let _ = writeln!(text, "{}", header(ctx, conversation));
+        let best = &conversation.best;
+        let mut role = best.role.clone();
+        if let Some(tool) = &best.tool_name {
+            let _ = write!(role, " {tool}");
+        }
+        let _ = writeln!(
+            text,
+            "    {} {}  {}",
+            out.dim("best in"),
+            best.session_id,
+            out.dim(&format!(
+                "{role}  {} UTC  #{}",
+                datetime(best.timestamp),
+                best.id
+            )),
+        );
+        if args.context {
+            for neighbour in &best.context {
+                let _ = writeln!(
+                    text,
+                    "    {}",
+                    out.dim(&format!(
+                        "{}: {}",
+                        neighbour.role,
+                        shorten(&one_line(&neighbour.content), 100)
+                    ))
+                );
+            }
+        }
+        let _ = writeln!(text, "    {}", out.snippet(&best.snippet));
+    }
+    out.text(text)?;
+    let n = conversations.len();
+    out.note(format!(
+        "{n} conversation{}{}",
+        if n == 1 { "" } else { "s" },
+        if n as u32 == args.limit {
+            format!(
+                " (more with --offset {})",
+                args.offset.saturating_add(args.limit)
+            )
+        } else {
+            String::new()
+        }
+    ));
+    Ok(())
+}
+
+/// `ROOT  Title  [source · model]  3 hits in 2 segments · SPAN UTC`.
+fn header(ctx: &Context, conversation: &ConversationHit) -> String {
+    let out = &ctx.out;
+    let best = &conversation.best;
+    let mut origin = best.source.clone().unwrap_or_else(|| "?".to_owned());
+    if let Some(model) = &best.model {
+        let _ = write!(origin, " · {model}");
+    }
+    let title = conversation
+        .title
+        .as_deref()
+        .map_or_else(|| out.dim("(untitled)"), |t| out.style("36", t));
+    let hits = conversation.hits;
+    let segments = conversation.session_ids.len();
+    let mut counts = format!("{hits} hit{}", if hits == 1 { "" } else { "s" });
+    if segments > 1 {
+        let _ = write!(counts, " in {segments} segments");
+    }
+    let span = if conversation.first_timestamp == conversation.last_timestamp {
+        datetime(conversation.first_timestamp)
+    } else {
+        format!(
+            "{} – {}",
+            datetime(conversation.first_timestamp),
+            datetime(conversation.last_timestamp)
+        )
+    };
+    format!(
+        "{}  {}  {}  {}",
+        out.bold(&conversation.root_session_id),
+        title,
+        out.dim(&format!("[{origin}]")),
+        out.dim(&format!("{counts} · {span} UTC")),
+    )
+}

@@ -1,0 +1,245 @@
+//! Search by conversation: the hits of [`search_messages`] collapsed by
+//! compression lineage, so a long conversation that context compression split
+//! into segments shows once.
+//!
+//! A *conversation* is a compression chain (`api.md` §9.2): a session and its
+//! compression continuations. Walking up from a hit's session, a step to the
+//! parent is taken only when the session is a compression continuation: its
+//! parent ended with `compression`, and the session is neither a branch (a
+//! `$._branched_from` marker) nor a delegate (`$._delegate_from`) nor a
+//! `source = 'tool'` session — the children [`get_compression_tip`] never
+//! follows. So branch children, delegates and the children of sessions that
+//! ended otherwise are conversations of their own. The walk is bounded by
+//! [`MAX_LINEAGE_STEPS`] and stops at the first repeated id.
+//!
+//! The hits are read page by page in the search's own order, so the first
+//! hit seen of a conversation is its best one (best rank, or newest/oldest as
+//! the sort says), and conversations come out in the order of their best
+//! hits.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::{Connection, OptionalExtension};
+use serde::Serialize;
+
+use crate::error::{QueryContext, QueryError};
+use crate::lookups::{get_compression_tip, marker};
+use crate::search::{FtsCapabilities, SearchHit, SearchOptions, search_messages};
+use crate::sessions::MAX_LINEAGE_STEPS;
+use crate::titles::get_session_title;
+use crate::values::text;
+
+/// How many hits one page of the underlying search reads.
+pub const PAGE_HITS: u32 = 200;
+
+/// After this many hits, reading stops as soon as the requested
+/// conversations are filled; below it, every hit is read, so the counts and
+/// spans of the returned conversations are exact. A query matching more
+/// messages has its counts and spans taken over the first this-many hits
+/// (in the search's order) plus the pages needed to fill the conversations.
+pub const MAX_HITS_READ: usize = 5_000;
+
+/// One conversation of a search by conversation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConversationHit {
+    /// The first session of the conversation's compression chain.
+    pub root_session_id: String,
+    /// The title a session picker shows for it: the title of the chain's
+    /// compression tip (the newest segment, as `list_sessions_rich` projects
+    /// it), else the root's own title.
+    pub title: Option<String>,
+    /// The conversation's best hit, first in the search's order.
+    pub best: SearchHit,
+    /// How many messages of the conversation match.
+    pub hits: usize,
+    /// The segments holding hits, root side first.
+    pub session_ids: Vec<String>,
+    /// The time of the earliest hit (Unix seconds).
+    pub first_timestamp: f64,
+    /// The time of the latest hit (Unix seconds).
+    pub last_timestamp: f64,
+}
+
+/// The parent of a session when the session is its compression continuation.
+fn continued_from_sql() -> String {
+    format!(
+        "SELECT p.id FROM sessions c JOIN sessions p ON p.id = c.parent_session_id
+         WHERE c.id = ?1 AND p.end_reason = 'compression'
+           AND {branched} IS NULL AND {delegate} IS NULL
+           AND COALESCE(c.source, '') != 'tool'",
+        branched = marker("c", "_branched_from"),
+        delegate = marker("c", "_delegate_from"),
+    )
+}
+
+/// Searches the messages (`api.md` §8, with every filter and the sort of
+/// `options`) and collapses the hits by conversation; `options.limit` and
+/// `options.offset` count conversations, not hits.
+pub fn search_conversations(
+    conn: &Connection,
+    query: &str,
+    options: &SearchOptions,
+    caps: FtsCapabilities,
+) -> Result<Vec<ConversationHit>, QueryError> {
+    let wanted = options.offset as usize + options.limit as usize;
+    let mut grouping = Grouping::new(conn);
+    let mut page = SearchOptions {
+        limit: PAGE_HITS,
+        offset: 0,
+        ..options.clone()
+    };
+    let mut read = 0usize;
+    loop {
+        let hits = search_messages(conn, query, &page, caps)?;
+        let count = hits.len();
+        for hit in hits {
+            grouping.add(hit)?;
+        }
+        read += count;
+        let filled = grouping.conversations.len() >= wanted;
+        if count < PAGE_HITS as usize || (filled && read >= MAX_HITS_READ) {
+            break;
+        }
+        let Some(next) = page.offset.checked_add(PAGE_HITS) else {
+            break;
+        };
+        page.offset = next;
+    }
+    grouping.finish(options.offset as usize, options.limit as usize)
+}
+
+/// The conversations met so far, in the order of their best hits.
+struct Grouping<'c> {
+    conn: &'c Connection,
+    continued_from: String,
+    /// Each session met: its conversation's root and its depth in the chain.
+    roots: HashMap<String, (String, usize)>,
+    /// Message ids already counted (pages may overlap if the store changes).
+    seen: HashSet<i64>,
+    index: HashMap<String, usize>,
+    conversations: Vec<Building>,
+}
+
+struct Building {
+    root: String,
+    best: SearchHit,
+    hits: usize,
+    sessions: Vec<(usize, String)>,
+    first: f64,
+    last: f64,
+}
+
+impl<'c> Grouping<'c> {
+    fn new(conn: &'c Connection) -> Self {
+        Grouping {
+            conn,
+            continued_from: continued_from_sql(),
+            roots: HashMap::new(),
+            seen: HashSet::new(),
+            index: HashMap::new(),
+            conversations: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, hit: SearchHit) -> Result<(), QueryError> {
+        if !self.seen.insert(hit.id) {
+            return Ok(());
+        }
+        let (root, depth) = self.root_of(&hit.session_id)?;
+        let at = hit.timestamp;
+        match self.index.get(&root) {
+            Some(&i) => {
+                let conversation = &mut self.conversations[i];
+                conversation.hits += 1;
+                conversation.first = conversation.first.min(at);
+                conversation.last = conversation.last.max(at);
+                if !conversation
+                    .sessions
+                    .iter()
+                    .any(|(_, id)| *id == hit.session_id)
+                {
+                    conversation.sessions.push((depth, hit.session_id));
+                }
+            }
+            None => {
+                self.index.insert(root.clone(), self.conversations.len());
+                self.conversations.push(Building {
+                    root,
+                    sessions: vec![(depth, hit.session_id.clone())],
+                    best: hit,
+                    hits: 1,
+                    first: at,
+                    last: at,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The conversation root of a session and the session's depth below it.
+    fn root_of(&mut self, session_id: &str) -> Result<(String, usize), QueryError> {
+        if let Some(found) = self.roots.get(session_id) {
+            return Ok(found.clone());
+        }
+        let mut chain = vec![session_id.to_owned()];
+        let mut seen: HashSet<String> = HashSet::from([session_id.to_owned()]);
+        for _ in 0..MAX_LINEAGE_STEPS {
+            let current = chain.last().map(String::as_str).unwrap_or(session_id);
+            let Some(parent) = self.continued_from(current)? else {
+                break;
+            };
+            if !seen.insert(parent.clone()) {
+                break;
+            }
+            chain.push(parent);
+        }
+        let root = chain
+            .last()
+            .cloned()
+            .unwrap_or_else(|| session_id.to_owned());
+        let depth = chain.len() - 1;
+        self.roots
+            .insert(session_id.to_owned(), (root.clone(), depth));
+        Ok((root, depth))
+    }
+
+    fn continued_from(&self, session_id: &str) -> Result<Option<String>, QueryError> {
+        const WHAT: &str = "walking a compression chain";
+        self.conn
+            .prepare_cached(&self.continued_from)
+            .context(WHAT)?
+            .query_row([session_id], |row| Ok(text(row.get_ref(0)?)))
+            .optional()
+            .context(WHAT)
+            .map(Option::flatten)
+            .map_err(Into::into)
+    }
+
+    /// The page `offset..offset + limit` of the conversations, titled.
+    fn finish(self, offset: usize, limit: usize) -> Result<Vec<ConversationHit>, QueryError> {
+        let conn = self.conn;
+        self.conversations
+            .into_iter()
+            .skip(offset)
+            .take(limit)
+            .map(|mut c| {
+                let tip = get_compression_tip(conn, &c.root)?;
+                let title = match get_session_title(conn, &tip)? {
+                    Some(title) => Some(title),
+                    None if tip != c.root => get_session_title(conn, &c.root)?,
+                    None => None,
+                };
+                c.sessions.sort();
+                Ok(ConversationHit {
+                    root_session_id: c.root,
+                    title,
+                    best: c.best,
+                    hits: c.hits,
+                    session_ids: c.sessions.into_iter().map(|(_, id)| id).collect(),
+                    first_timestamp: c.first,
+                    last_timestamp: c.last,
+                })
+            })
+            .collect()
+    }
+}
