@@ -555,10 +555,10 @@ pub struct PruneArgs {
     #[command(flatten)]
     pub consent: YesArg,
     /// Started before this time: Unix seconds or YYYY-MM-DD (UTC); replaces --older-than-days
-    #[arg(long, value_name = "WHEN", value_parser = parse_time, conflicts_with = "older_than_days")]
+    #[arg(long, value_name = "WHEN", value_parser = crate::time_window::parse_when, conflicts_with = "older_than_days")]
     pub started_before: Option<f64>,
     /// Started after this time: Unix seconds or YYYY-MM-DD (UTC)
-    #[arg(long, value_name = "WHEN", value_parser = parse_time)]
+    #[arg(long, value_name = "WHEN", value_parser = crate::time_window::parse_when)]
     pub started_after: Option<f64>,
     /// The title contains this text (ASCII case-insensitive)
     #[arg(long, value_name = "TEXT")]
@@ -725,54 +725,6 @@ fn parse_finite(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A time: Unix seconds, or a date `YYYY-MM-DD` meaning its UTC midnight.
-fn parse_time(text: &str) -> Result<f64, String> {
-    if let Ok(value) = parse_finite(text) {
-        return Ok(value);
-    }
-    let expected = || "expected Unix seconds or a date YYYY-MM-DD (UTC)".to_owned();
-    let mut parts = text.trim().splitn(3, '-');
-    let (Some(y), Some(m), Some(d)) = (parts.next(), parts.next(), parts.next()) else {
-        return Err(expected());
-    };
-    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
-    if !(digits(y, 4) && digits(m, 2) && digits(d, 2)) {
-        return Err(expected());
-    }
-    let (y, m, d): (i64, i64, i64) = (
-        y.parse().map_err(|_| expected())?,
-        m.parse().map_err(|_| expected())?,
-        d.parse().map_err(|_| expected())?,
-    );
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let month_days = [
-        31,
-        if leap { 29 } else { 28 },
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
-        return Err(format!("{text:?} is not a calendar date"));
-    }
-    // Howard Hinnant's days-from-civil algorithm.
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Ok((days * 86_400) as f64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -784,7 +736,8 @@ mod tests {
     }
 
     #[test]
-    fn times_are_unix_seconds_or_utc_dates() {
+    fn prune_times_take_the_time_window_shapes() {
+        let parse_time = crate::time_window::parse_when;
         assert_eq!(parse_time("1700000000.5"), Ok(1_700_000_000.5));
         assert_eq!(parse_time("1970-01-01"), Ok(0.0));
         assert_eq!(parse_time("2000-03-01"), Ok(951_868_800.0));

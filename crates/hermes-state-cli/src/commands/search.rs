@@ -62,20 +62,7 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
             out.style("36", &role),
             out.dim(&format!("{} UTC  #{}", datetime(hit.timestamp), hit.id)),
         );
-        if args.context {
-            for neighbour in &hit.context {
-                let _ = writeln!(
-                    text,
-                    "    {}",
-                    out.dim(&format!(
-                        "{}: {}",
-                        neighbour.role,
-                        shorten(&one_line(&neighbour.content), 100)
-                    ))
-                );
-            }
-        }
-        let _ = writeln!(text, "    {}", out.snippet(&hit.snippet));
+        write_hit_body(&mut text, out, hit, args.context);
     }
     out.text(text)?;
     out.note(format!(
@@ -92,4 +79,28 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
         }
     ));
     Ok(())
+}
+
+/// The lines under a hit's header: its context (with `--context`), then its
+/// snippet; shared by the per-message and the per-conversation listings.
+pub(super) fn write_hit_body(
+    text: &mut String,
+    out: &crate::output::Output,
+    hit: &hermes_state::SearchHit,
+    with_context: bool,
+) {
+    if with_context {
+        for neighbour in &hit.context {
+            let _ = writeln!(
+                text,
+                "    {}",
+                out.dim(&format!(
+                    "{}: {}",
+                    neighbour.role,
+                    shorten(&one_line(&neighbour.content), 100)
+                ))
+            );
+        }
+    }
+    let _ = writeln!(text, "    {}", out.snippet(&hit.snippet));
 }

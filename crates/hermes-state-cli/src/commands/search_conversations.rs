@@ -8,7 +8,7 @@ use hermes_state::{ConversationHit, SearchOptions, SessionDb, query_problem};
 use crate::cli::SearchArgs;
 use crate::commands::to_json;
 use crate::error::CliResult;
-use crate::output::{datetime, one_line, shorten};
+use crate::output::datetime;
 use crate::store::Context;
 
 /// `search --by-conversation`: `--limit` and `--offset` count conversations.
@@ -51,20 +51,7 @@ pub fn search(
                 best.id
             )),
         );
-        if args.context {
-            for neighbour in &best.context {
-                let _ = writeln!(
-                    text,
-                    "    {}",
-                    out.dim(&format!(
-                        "{}: {}",
-                        neighbour.role,
-                        shorten(&one_line(&neighbour.content), 100)
-                    ))
-                );
-            }
-        }
-        let _ = writeln!(text, "    {}", out.snippet(&best.snippet));
+        super::search::write_hit_body(&mut text, out, best, args.context);
     }
     out.text(text)?;
     let n = conversations.len();
