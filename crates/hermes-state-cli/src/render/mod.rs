@@ -1,4 +1,5 @@
 //! How the library's reports read to a person. The library hands out plain
 //! data; every sentence the command line prints about it is written here.
 
+pub mod conversation;
 pub mod doctor;

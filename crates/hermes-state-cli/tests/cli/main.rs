@@ -20,6 +20,7 @@ mod export_and_maintenance;
 mod messages_and_titles;
 mod navigation;
 mod read_only;
+mod reading;
 mod schema_and_migrate;
 mod search_and_stats;
 mod search_by_conversation;

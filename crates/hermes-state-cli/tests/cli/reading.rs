@@ -1,0 +1,121 @@
+//! Reading a conversation: `sessions show` as a person reads it, the pager
+//! (never when piped), `export --format markdown`, `search --context`.
+
+use std::path::PathBuf;
+
+use crate::common::Env;
+
+/// A store with one session: a question, a tool call with reasoning, a long
+/// tool result, an answer.
+fn conversation(env: &Env) -> PathBuf {
+    let db = env.path("read.db");
+    let long_line = format!("{{\"rows\": \"{}\"}}", "x".repeat(2_000));
+    let calls = r#"[{"id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": "{\"city\": \"Lyon\"}"}}]"#;
+    env.run(
+        &db,
+        &[
+            "sessions",
+            "create",
+            "--source",
+            "cli",
+            "--id",
+            "s1",
+            "--model",
+            "anthropic/claude-sonnet-4-5-20250929",
+        ],
+    )
+    .ok();
+    env.run(&db, &["title", "set", "s1", "Trip to Lyon"]).ok();
+    env.run(
+        &db,
+        &[
+            "messages",
+            "append",
+            "s1",
+            "--role",
+            "user",
+            "--content",
+            "How warm is Lyon today?",
+        ],
+    )
+    .ok();
+    env.run(
+        &db,
+        &[
+            "messages",
+            "append",
+            "s1",
+            "--role",
+            "assistant",
+            "--content",
+            "",
+            "--tool-calls",
+            calls,
+            "--reasoning",
+            "The user wants weather; call the tool.",
+            "--finish-reason",
+            "tool_calls",
+        ],
+    )
+    .ok();
+    env.run(
+        &db,
+        &[
+            "messages",
+            "append",
+            "s1",
+            "--role",
+            "tool",
+            "--tool-name",
+            "lookup",
+            "--tool-call-id",
+            "call_1",
+            "--content",
+            &long_line,
+        ],
+    )
+    .ok();
+    env.run(
+        &db,
+        &[
+            "messages",
+            "append",
+            "s1",
+            "--role",
+            "assistant",
+            "--content",
+            "It is 21°C in Lyon, sunny.",
+        ],
+    )
+    .ok();
+    db
+}
+
+#[test]
+fn show_folds_tool_calls_and_hides_reasoning() {
+    let env = Env::new();
+    let db = conversation(&env);
+    let run = env.run(&db, &["sessions", "show", "s1"]).ok();
+    let text = &run.stdout;
+    assert!(text.contains("── user  #1"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.trim() == r#"→ lookup({"city": "Lyon"})  [call_1]"#),
+        "{text}"
+    );
+    assert!(!text.contains("call the tool"), "{text}");
+    assert!(text.contains("▸ reasoning"), "{text}");
+    // The one-line tool result is shortened.
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest < 400, "a line of {widest} characters");
+    assert!(text.contains("It is 21°C in Lyon, sunny."), "{text}");
+
+    let run = env
+        .run(&db, &["sessions", "show", "s1", "--reasoning", "--full"])
+        .ok();
+    assert!(
+        run.stdout
+            .contains("The user wants weather; call the tool.")
+    );
+    assert!(run.stdout.contains(&"x".repeat(2_000)));
+}
