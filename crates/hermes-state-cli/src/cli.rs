@@ -283,6 +283,9 @@ pub struct ShowArgs {
     /// Include rewound and compacted (inactive) messages
     #[arg(long)]
     pub all: bool,
+    /// Print straight to the terminal, not through $PAGER (less -FRX)
+    #[arg(long)]
+    pub no_pager: bool,
 }
 
 /// `sessions create`

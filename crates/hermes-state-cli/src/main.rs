@@ -15,6 +15,7 @@ mod confirm;
 mod error;
 mod files;
 mod output;
+mod pager;
 mod paging;
 mod progress;
 mod render;

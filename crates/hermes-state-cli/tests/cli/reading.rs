@@ -119,3 +119,22 @@ fn show_folds_tool_calls_and_hides_reasoning() {
     );
     assert!(run.stdout.contains(&"x".repeat(2_000)));
 }
+
+#[test]
+fn piped_output_never_goes_through_the_pager() {
+    let env = Env::new();
+    let db = conversation(&env);
+    // A pager that would swallow everything: piped, it is never started.
+    let output = env
+        .command()
+        .env("PAGER", "false")
+        .args(["--db", db.to_str().unwrap(), "sessions", "show", "s1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("It is 21°C in Lyon, sunny."), "{stdout}");
+    // --no-pager is accepted, and changes nothing when piped.
+    let run = env.run(&db, &["sessions", "show", "s1", "--no-pager"]).ok();
+    assert_eq!(run.stdout, stdout);
+}
