@@ -55,9 +55,8 @@ pub fn show(ctx: &Context, args: &ShowArgs) -> CliResult {
         reasoning: args.reasoning,
         full: args.full,
     };
-    out.text(conversation::conversation(
-        out, &session, &messages, folding,
-    ))
+    let text = conversation::conversation(out, &session, &messages, folding);
+    crate::pager::page(out, &text, !args.no_pager)
 }
 
 /// A new session id in the original's shape: `YYYYMMDD_HHMMSS_xxxxxx` (UTC).
