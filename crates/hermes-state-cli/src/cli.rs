@@ -496,6 +496,8 @@ pub enum ExportFormat {
     Json,
     /// One session per line (JSON Lines)
     Jsonl,
+    /// One conversation as Markdown (needs --session)
+    Markdown,
 }
 
 /// `export`
@@ -507,7 +509,7 @@ pub struct ExportArgs {
     /// Only sessions of this source
     #[arg(long)]
     pub source: Option<String>,
-    /// json (one array) or jsonl (one session per line)
+    /// json (one array), jsonl (one session per line) or markdown (one conversation, with --session)
     #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
     pub format: ExportFormat,
     /// Write to this file instead of stdout

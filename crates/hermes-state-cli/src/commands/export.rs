@@ -79,6 +79,11 @@ fn open_destination(
 
 /// `export`
 pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
+    if args.format == ExportFormat::Markdown && args.session.is_none() {
+        return Err(CliError::usage(
+            "export: --format markdown writes one conversation; name it with --session ID",
+        ));
+    }
     let db = ctx.open(Access::Read)?;
     if let Some(id) = &args.session {
         ctx.require_session(&db, id)?;
@@ -92,6 +97,7 @@ pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
     let result = match args.format {
         ExportFormat::Jsonl => export_jsonl(ctx, &db, args, &mut writer),
         ExportFormat::Json => export_json(ctx, &db, args, &mut writer),
+        ExportFormat::Markdown => super::export_markdown::export(ctx, &db, args, &mut writer),
     };
     let result = result.and_then(|summary| {
         writer.flush().map_err(|e| CliError::output(&e))?;
@@ -108,6 +114,7 @@ pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
     let format = match args.format {
         ExportFormat::Json => "json",
         ExportFormat::Jsonl => "jsonl",
+        ExportFormat::Markdown => "markdown",
     };
     match destination {
         Destination::File(file) => {

@@ -3,3 +3,4 @@
 
 pub mod conversation;
 pub mod doctor;
+pub mod markdown;

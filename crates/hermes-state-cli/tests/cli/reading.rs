@@ -138,3 +138,70 @@ fn piped_output_never_goes_through_the_pager() {
     let run = env.run(&db, &["sessions", "show", "s1", "--no-pager"]).ok();
     assert_eq!(run.stdout, stdout);
 }
+
+#[test]
+fn export_markdown_writes_one_conversation() {
+    let env = Env::new();
+    let db = conversation(&env);
+    let run = env
+        .run(
+            &db,
+            &[
+                "export",
+                "--format",
+                "markdown",
+                "--session",
+                "Trip to Lyon",
+            ],
+        )
+        .ok();
+    let doc = &run.stdout.clone();
+    assert!(
+        doc.starts_with("# Trip to Lyon\n\n- **Session:** `s1`\n"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("- **Model:** `anthropic/claude-sonnet-4-5-20250929`"),
+        "{doc}"
+    );
+    assert!(doc.contains("- **Messages:** 4"), "{doc}");
+    assert_eq!(doc.matches("\n## ").count(), 4, "{doc}");
+    assert!(doc.contains("## User · "), "{doc}");
+    assert!(doc.contains("## Tool: lookup · "), "{doc}");
+    assert!(
+        doc.contains(
+            "**Tool call** `lookup` (`call_1`):\n\n```json\n{\n  \"city\": \"Lyon\"\n}\n```"
+        ),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("<details><summary>Reasoning</summary>"),
+        "{doc}"
+    );
+    // An export shortens nothing.
+    assert!(doc.contains(&"x".repeat(2_000)));
+    assert!(doc.ends_with("It is 21°C in Lyon, sunny.\n"), "{doc}");
+    assert!(!doc.contains("\n\n\n"), "{doc}");
+    run.stderr_has("exported 1 session(s), 4 message(s)");
+
+    // One conversation only: without --session it is a usage error.
+    env.run(&db, &["export", "--format", "markdown"])
+        .fails(2)
+        .one_error_line();
+    // To a file, with --json: the usual report.
+    let path = env.path("lyon.md");
+    let report = env.json(
+        &db,
+        &[
+            "export",
+            "--format",
+            "markdown",
+            "--session",
+            "s1",
+            "-o",
+            path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(report["format"], "markdown");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), *doc);
+}
