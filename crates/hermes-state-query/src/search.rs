@@ -92,6 +92,11 @@ pub struct ContextMessage {
     pub role: String,
     /// Its content as text, cut at 200 characters.
     pub content: String,
+    /// Whether this is the hit itself rather than a neighbour (not in the
+    /// original's dict, so not serialized: a reader's way to tell
+    /// `[before, hit]` from `[hit, after]`).
+    #[serde(skip)]
+    pub is_hit: bool,
 }
 
 /// One search result, with the original's field names and order.
@@ -632,6 +637,7 @@ impl<'c> ContextStatements<'c> {
         let itself = ContextMessage {
             role: hit.role.clone(),
             content: context_preview(content),
+            is_hit: true,
         };
         Ok(before
             .into_iter()
@@ -650,6 +656,7 @@ fn neighbour(
         Some(row) => Ok(Some(ContextMessage {
             role: text(row.get_ref(0)?).unwrap_or_default(),
             content: context_preview(decode_content(row.get_ref(1)?)),
+            is_hit: false,
         })),
         None => Ok(None),
     }

@@ -81,26 +81,47 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     Ok(())
 }
 
-/// The lines under a hit's header: its context (with `--context`), then its
-/// snippet; shared by the per-message and the per-conversation listings.
+/// The lines under a hit's header: with `--context`, the message before
+/// the hit, the hit itself marked `▶` and shown by its snippet, and the
+/// message after; without, the snippet alone. Shared by the per-message and
+/// the per-conversation listings.
 pub(super) fn write_hit_body(
     text: &mut String,
     out: &crate::output::Output,
     hit: &hermes_state::SearchHit,
     with_context: bool,
 ) {
-    if with_context {
-        for neighbour in &hit.context {
-            let _ = writeln!(
-                text,
-                "    {}",
-                out.dim(&format!(
-                    "{}: {}",
-                    neighbour.role,
-                    shorten(&one_line(&neighbour.content), 100)
-                ))
-            );
-        }
+    let neighbour = |text: &mut String, n: &hermes_state::ContextMessage| {
+        let _ = writeln!(
+            text,
+            "    {}",
+            out.dim(&format!("{}: {}", n.role, preview(&n.content)))
+        );
+    };
+    let at = hit.context.iter().position(|n| n.is_hit);
+    let (before, after) = match (with_context, at) {
+        (true, Some(at)) => (&hit.context[..at], &hit.context[at + 1..]),
+        _ => (&[][..], &[][..]),
+    };
+    for n in before {
+        neighbour(text, n);
     }
-    let _ = writeln!(text, "    {}", out.snippet(&hit.snippet));
+    let mark = if with_context && at.is_some() {
+        format!("  {} ", out.style("1;33", "▶"))
+    } else {
+        "    ".to_owned()
+    };
+    let _ = writeln!(text, "{mark}{}", out.snippet(&hit.snippet));
+    for n in after {
+        neighbour(text, n);
+    }
+}
+
+/// A neighbour's content on one line; a message without text (a tool call)
+/// says so rather than leaving its role dangling.
+fn preview(content: &str) -> String {
+    match one_line(content) {
+        line if line.is_empty() => "(no text)".to_owned(),
+        line => shorten(&line, 100),
+    }
 }

@@ -205,3 +205,46 @@ fn export_markdown_writes_one_conversation() {
     assert_eq!(report["format"], "markdown");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), *doc);
 }
+
+/// The lines of a search's output under its one hit's header.
+fn hit_body(stdout: &str) -> Vec<&str> {
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("s1  "), "{stdout}");
+    lines[1..].to_vec()
+}
+
+#[test]
+fn search_context_marks_the_hit_between_its_neighbours() {
+    let env = Env::new();
+    let db = conversation(&env);
+    // The first message: nothing before it.
+    let run = env.run(&db, &["search", "warm", "--context"]).ok();
+    assert_eq!(
+        hit_body(&run.stdout),
+        [
+            "  ▶ How >>>warm<<< is Lyon today?",
+            "    assistant: (no text)"
+        ]
+    );
+    // The last message: nothing after it.
+    let run = env.run(&db, &["search", "sunny", "--context"]).ok();
+    let body = hit_body(&run.stdout);
+    assert_eq!(body.len(), 2, "{}", run.stdout);
+    assert!(
+        body[0].starts_with("    tool: {\"rows\": \"xxx"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(body[1], "  ▶ It is 21°C in Lyon, >>>sunny<<<.");
+    // Without --context: the snippet alone, unmarked.
+    let run = env.run(&db, &["search", "sunny"]).ok();
+    assert_eq!(
+        hit_body(&run.stdout),
+        ["    It is 21°C in Lyon, >>>sunny<<<."]
+    );
+    // JSON keeps the original's context dicts: role and content only.
+    let hits = env.json(&db, &["search", "sunny", "--context"]);
+    let context = hits[0]["context"].as_array().unwrap();
+    assert_eq!(context.len(), 2);
+    assert_eq!(context[1].as_object().unwrap().len(), 2);
+}
