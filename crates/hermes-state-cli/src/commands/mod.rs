@@ -3,6 +3,7 @@
 mod auto;
 mod demo;
 mod export;
+mod export_original;
 mod fts;
 mod lineage_flags;
 mod listing;

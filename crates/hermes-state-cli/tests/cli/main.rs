@@ -17,6 +17,7 @@ mod curation;
 mod demo;
 mod everyday;
 mod export_and_maintenance;
+mod export_streamed;
 mod messages_and_titles;
 mod navigation;
 mod read_only;
