@@ -18,6 +18,7 @@ mod output;
 mod paging;
 mod progress;
 mod render;
+mod row_format;
 mod session_arg;
 mod store;
 mod time_window;

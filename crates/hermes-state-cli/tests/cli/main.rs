@@ -21,6 +21,7 @@ mod export_streamed;
 mod messages_and_titles;
 mod navigation;
 mod read_only;
+mod row_formats;
 mod schema_and_migrate;
 mod search_and_stats;
 mod search_by_conversation;
