@@ -7,6 +7,7 @@ use clap::builder::PossibleValuesParser;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 use serde_json::Value;
 
+use crate::row_format::RowFormat;
 use crate::time_window::TimeWindow;
 
 /// Look inside a Hermes Agent session store (state.db): find a conversation,
@@ -234,6 +235,9 @@ pub struct ListArgs {
     /// Picker view: compression continuations and delegate children too, each as itself
     #[arg(long)]
     pub children: bool,
+    /// Output: table (default), json (= --json), jsonl (one session per line), csv (with a header)
+    #[arg(long, value_enum)]
+    pub format: Option<RowFormat>,
     /// Sessions started in this window
     #[command(flatten)]
     pub window: TimeWindow,
@@ -476,6 +480,9 @@ pub struct SearchArgs {
     /// One result per conversation (a session and its compression continuations): best hit, title, hits, time span; --limit/--offset count conversations
     #[arg(long, conflicts_with_all = ["session", "since", "until"])]
     pub by_conversation: bool,
+    /// Output: table (default), json (= --json), jsonl (one hit per line), csv (with a header)
+    #[arg(long, value_enum)]
+    pub format: Option<RowFormat>,
 }
 
 /// `stats`

@@ -19,6 +19,7 @@ mod pager;
 mod paging;
 mod progress;
 mod render;
+mod row_format;
 mod session_arg;
 mod store;
 mod time_window;

@@ -3,7 +3,7 @@
 //! Two formats:
 //! * `json`: the original's `export_all` / `export_session` shape (session
 //!   columns, `last_active`, `messages` with the active messages), one JSON
-//!   array, built in memory;
+//!   array, written session by session (`export_original`);
 //! * `jsonl`: the library's versioned, lossless, streaming format (every
 //!   column, inactive messages included), written from one read snapshot.
 //!
@@ -198,24 +198,31 @@ fn export_json(
     args: &ExportArgs,
     writer: &mut dyn Write,
 ) -> CliResult<(u64, u64)> {
+    let pretty = ctx.out.stdout_tty && args.output.is_none();
     let spinner = Progress::spinner(&ctx.out, "exporting");
-    let exports = match &args.session {
-        Some(id) => db
-            .export_session(id)
-            .map_err(|e| ctx.fail(&e))?
-            .into_iter()
-            .collect(),
-        None => db
-            .export_all(args.source.as_deref())
-            .map_err(|e| ctx.fail(&e))?,
+    let Some(id) = &args.session else {
+        let written = super::export_original::write_all(
+            db,
+            args.source.as_deref(),
+            args.window,
+            pretty,
+            writer,
+            |e| ctx.fail(e),
+        );
+        spinner.finish();
+        return written;
     };
-    let mut exports = exports;
-    exports.retain(|e| args.window.contains(e.session.started_at));
+    // One session: the original's `export_session` shape (no `last_active`).
+    let exports: Vec<_> = db
+        .export_session(id)
+        .map_err(|e| ctx.fail(&e))?
+        .into_iter()
+        .filter(|e| args.window.contains(e.session.started_at))
+        .collect();
     spinner.finish();
     let messages: usize = exports.iter().map(|e| e.messages.len()).sum();
-    let values: Vec<Value> = exports.iter().map(|e| e.to_value()).collect();
-    let document = Value::Array(values);
-    let written = if ctx.out.stdout_tty && args.output.is_none() {
+    let document = Value::Array(exports.iter().map(|e| e.to_value()).collect());
+    let written = if pretty {
         serde_json::to_writer_pretty(&mut *writer, &document)
     } else {
         serde_json::to_writer(&mut *writer, &document)

@@ -11,6 +11,7 @@ use crate::commands::to_json;
 use crate::error::CliResult;
 use crate::output::{Output, datetime, one_line, pad, shorten};
 use crate::paging::{Verdict, filtered_page};
+use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 
 /// Rows fetched per page when the CLI filters the picker's rows itself
@@ -26,11 +27,12 @@ struct Row<'a> {
 
 /// `sessions list`
 pub fn list(ctx: &Context, args: &ListArgs) -> CliResult {
+    let format = RowFormat::chosen(&ctx.out, args.format)?;
     let db = ctx.open(Access::Read)?;
     if args.picker() {
         let rows = picker_rows(ctx, &db, args)?;
-        if ctx.out.json {
-            return ctx.out.json(&to_json!(&rows));
+        if format.print(&ctx.out, &to_json!(&rows))? {
+            return Ok(());
         }
         let lines: Vec<Row<'_>> = rows
             .iter()
@@ -43,8 +45,8 @@ pub fn list(ctx: &Context, args: &ListArgs) -> CliResult {
         return print_table(ctx, args, &lines);
     }
     let rows = recent_in_window(&db, args).map_err(|e| ctx.fail(&e))?;
-    if ctx.out.json {
-        return ctx.out.json(&to_json!(&rows));
+    if format.print(&ctx.out, &to_json!(&rows))? {
+        return Ok(());
     }
     let lines: Vec<Row<'_>> = rows
         .iter()

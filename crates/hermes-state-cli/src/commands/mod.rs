@@ -4,6 +4,7 @@ mod auto;
 mod demo;
 mod export;
 mod export_markdown;
+mod export_original;
 mod fts;
 mod lineage_flags;
 mod listing;

@@ -9,10 +9,12 @@ use crate::cli::{SearchArgs, SortOrder};
 use crate::commands::to_json;
 use crate::error::CliResult;
 use crate::output::{datetime, one_line, shorten};
+use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 
 /// `search`
 pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
+    let format = RowFormat::chosen(&ctx.out, args.format)?;
     let db = ctx.open(Access::Read)?;
     let options = SearchOptions {
         source_filter: (!args.source.is_empty()).then(|| args.source.clone()),
@@ -28,12 +30,12 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
         include_inactive: args.include_inactive,
     };
     if args.by_conversation {
-        return super::search_conversations::search(ctx, &db, args, &options);
+        return super::search_conversations::search(ctx, &db, args, &options, format);
     }
     let hits = super::search_scope::hits(ctx, &db, args, &options)?;
     let out = &ctx.out;
-    if out.json {
-        return out.json(&to_json!(&hits));
+    if format.print(out, &to_json!(&hits))? {
+        return Ok(());
     }
     if hits.is_empty() {
         out.note(format!("no messages match {:?}", args.query));

@@ -9,6 +9,7 @@ use crate::cli::SearchArgs;
 use crate::commands::to_json;
 use crate::error::CliResult;
 use crate::output::datetime;
+use crate::row_format::RowFormat;
 use crate::store::Context;
 
 /// `search --by-conversation`: `--limit` and `--offset` count conversations.
@@ -17,13 +18,14 @@ pub fn search(
     db: &SessionDb,
     args: &SearchArgs,
     options: &SearchOptions,
+    format: RowFormat,
 ) -> CliResult {
     let conversations = db
         .search_conversations(&args.query, options)
         .map_err(|e| ctx.fail(&e))?;
     let out = &ctx.out;
-    if out.json {
-        return out.json(&to_json!(&conversations));
+    if format.print(out, &to_json!(&conversations))? {
+        return Ok(());
     }
     if conversations.is_empty() {
         out.note(format!("no conversations match {:?}", args.query));

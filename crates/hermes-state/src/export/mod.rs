@@ -11,6 +11,7 @@
 
 mod import;
 mod jsonl;
+mod streamed;
 
 use import::*;
 use jsonl::*;
@@ -160,7 +161,8 @@ impl SessionDb {
     /// with its last activity and active messages, newest activity first
     /// (`api.md` §11.2, the order of `search_sessions`). Read in one
     /// transaction; everything is held in memory, as in the original: use
-    /// [`SessionDb::export_jsonl`] for stores of any size.
+    /// [`SessionDb::export_all_each`] for the same sessions one at a time, or
+    /// [`SessionDb::export_jsonl`] for the lossless format.
     pub fn export_all(&self, source: Option<&str>) -> Result<Vec<SessionExport>> {
         let source = source.filter(|s| !s.is_empty());
         self.read(|conn| {

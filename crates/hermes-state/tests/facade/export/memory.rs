@@ -5,11 +5,15 @@
 //! RSS (`/proc/self/clear_refs`), exports to `io::sink()` and prints its peak
 //! RSS (`VmHWM`, SQLite's memory included) and the peak growth of the Rust
 //! heap during the export (a counting global allocator). A 10× larger store
-//! must not need markedly more memory.
+//! must not need markedly more memory. The same holds for the original's
+//! shape walked with `export_all_each` (as `export --format json` writes it),
+//! whose memory is bounded by the largest session.
 #![allow(clippy::print_stdout)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+use hermes_state::ExportSummary;
 
 use super::*;
 
@@ -60,6 +64,9 @@ unsafe impl GlobalAlloc for CountingAllocator {
 static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const CHILD_DB: &str = "HERMES_STATE_EXPORT_MEMORY_DB";
+/// `original`: the child walks `export_all_each`, serializing each session
+/// as the CLI does; otherwise it writes the JSONL export.
+const CHILD_SHAPE: &str = "HERMES_STATE_EXPORT_MEMORY_SHAPE";
 
 fn status_kb(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
@@ -83,9 +90,12 @@ fn export_memory_child() {
     let heap_before = HEAP_NOW.load(Ordering::Relaxed);
     HEAP_PEAK.store(heap_before, Ordering::Relaxed);
     let started = std::time::Instant::now();
-    let summary = db
-        .export_jsonl(std::io::sink(), &ExportFilter::default(), |_| {})
-        .expect("export");
+    let summary = if std::env::var(CHILD_SHAPE).is_ok_and(|s| s == "original") {
+        original_shape_to_sink(&db)
+    } else {
+        db.export_jsonl(std::io::sink(), &ExportFilter::default(), |_| {})
+            .expect("export")
+    };
     let elapsed = started.elapsed();
     let heap_peak = HEAP_PEAK.load(Ordering::Relaxed) - heap_before;
     println!(
@@ -101,6 +111,20 @@ fn export_memory_child() {
     );
 }
 
+/// The original's shape, one session at a time, serialized to nowhere.
+fn original_shape_to_sink(db: &SessionDb) -> ExportSummary {
+    let mut summary = ExportSummary::default();
+    db.export_all_each(None, |export| {
+        let text = serde_json::to_vec(&export.to_value()).expect("json");
+        summary.sessions += 1;
+        summary.messages += export.messages.len() as u64;
+        summary.bytes += text.len() as u64;
+        std::ops::ControlFlow::Continue(())
+    })
+    .expect("export_all_each");
+    summary
+}
+
 #[derive(Debug)]
 struct Measured {
     messages: u64,
@@ -109,9 +133,10 @@ struct Measured {
     heap_peak: u64,
 }
 
-fn measure(path: &Path) -> Measured {
+fn measure(path: &Path, shape: &str) -> Measured {
     let output = child_test(module_path!(), "export_memory_child")
         .env(CHILD_DB, path)
+        .env(CHILD_SHAPE, shape)
         .output()
         .expect("child");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -138,8 +163,12 @@ fn measure(path: &Path) -> Measured {
 /// A store of `total` messages: half in one session, the rest in sessions of
 /// 1000; ~300-byte varied contents, a tool call on every tenth message.
 fn fill(total: usize) -> Store {
+    fill_with_big(total, total / 2)
+}
+
+/// As [`fill`], with `big` messages in the one big session.
+fn fill_with_big(total: usize, big: usize) -> Store {
     let s = Store::new();
-    let big = total / 2;
     let mut plan = vec![("big".to_owned(), big)];
     let mut rest = total - big;
     let mut n = 0;
@@ -190,10 +219,18 @@ fn fill(total: usize) -> Store {
 }
 
 fn assert_bounded(small: usize, large: usize) {
-    let small_store = fill(small);
-    let large_store = fill(large);
-    let a = measure(&small_store.path);
-    let b = measure(&large_store.path);
+    assert_bounded_with(fill(small), fill(large), small, large, "jsonl");
+}
+
+fn assert_bounded_with(
+    small_store: Store,
+    large_store: Store,
+    small: usize,
+    large: usize,
+    shape: &str,
+) {
+    let a = measure(&small_store.path, shape);
+    let b = measure(&large_store.path, shape);
     assert_eq!(a.messages, small as u64);
     assert_eq!(b.messages, large as u64);
     assert!(b.bytes > 9 * a.bytes, "{a:?} {b:?}");
@@ -213,6 +250,41 @@ fn assert_bounded(small: usize, large: usize) {
 #[test]
 fn streaming_export_memory_is_bounded() {
     assert_bounded(2_000, 20_000);
+}
+
+/// `export_all_each` holds one session at a time: with sessions of at most
+/// 1000 messages, a 10× larger store needs about the same memory (all of
+/// `export_all` at once would need ~10×).
+#[test]
+fn original_shape_walk_memory_is_bounded() {
+    let (small, large) = (2_000, 20_000);
+    assert_bounded_with(
+        fill_with_big(small, 0),
+        fill_with_big(large, 0),
+        small,
+        large,
+        "original",
+    );
+}
+
+/// The walk hands over exactly what `export_all` returns, in its order.
+#[test]
+fn original_shape_walk_is_export_all() {
+    let s = fill_with_big(3_500, 1_200);
+    let mut walked = Vec::new();
+    let handed =
+        s.db.export_all_each(None, |export| {
+            walked.push(export);
+            std::ops::ControlFlow::Continue(())
+        })
+        .expect("walk");
+    assert_eq!(handed, walked.len() as u64);
+    assert_eq!(walked, s.db.export_all(None).expect("export_all"));
+    // Break stops the walk.
+    let handed =
+        s.db.export_all_each(None, |_| std::ops::ControlFlow::Break(()))
+            .expect("walk");
+    assert_eq!(handed, 1);
 }
 
 #[test]
