@@ -130,31 +130,10 @@ fn parse_date(text: &str) -> Option<Result<i64, String>> {
         return None;
     }
     let (y, m, d) = (digits(y, 4)?, digits(m, 2)?, digits(d, 2)?);
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let month_days = [
-        31,
-        28 + i64::from(leap),
-        31,
-        30,
-        31,
-        30,
-        31,
-        31,
-        30,
-        31,
-        30,
-        31,
-    ];
-    if !(1..=12).contains(&m) || d < 1 || d > month_days[(m - 1) as usize] {
-        return Some(Err(format!("{text:?} is not a calendar date")));
-    }
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    Some(Ok(era * 146_097 + doe - 719_468))
+    Some(
+        hermes_state_types::civil::days_from_civil(y, m, d)
+            .ok_or_else(|| format!("{text:?} is not a calendar date")),
+    )
 }
 
 /// Seconds since midnight of `HH:MM` or `HH:MM:SS` (an optional trailing

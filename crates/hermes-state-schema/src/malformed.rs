@@ -423,28 +423,13 @@ fn edit_schema(conn: &Connection, edit: &str) -> Result<(), SchemaError> {
 fn utc_stamp(unix_seconds: i64) -> String {
     let days = unix_seconds.div_euclid(86_400);
     let secs = unix_seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
+    let (year, month, day) = hermes_state_types::civil::civil_from_days(days);
     format!(
         "{year:04}{month:02}{day:02}_{:02}{:02}{:02}",
         secs / 3600,
         secs % 3600 / 60,
         secs % 60
     )
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard
-/// Hinnant's `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! form of these types (through serde) has the same keys as the original's row
 //! dicts and a caller's code ports one to one.
 
+pub mod civil;
 mod content;
 mod error_kind;
 mod message;
