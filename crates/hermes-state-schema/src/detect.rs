@@ -161,13 +161,9 @@ pub fn object_names(conn: &Connection) -> Result<Vec<(String, String)>, SchemaEr
 
 /// Whether a schema object of this type and name exists.
 pub fn object_exists(conn: &Connection, kind: &str, name: &str) -> Result<bool, SchemaError> {
-    conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2)",
-        [kind, name],
-        |row| row.get(0),
-    )
-    .context("reading the schema")
-    .map_err(Into::into)
+    Ok(hermes_state_sqlite::catalog::object_exists(
+        conn, kind, name,
+    )?)
 }
 
 /// The stored SQL of a schema object, if it exists.

@@ -10,10 +10,12 @@
 //!   `BEGIN IMMEDIATE` runner;
 //! * [`error`]: the one SQLite error type, its context trait and the
 //!   classification of SQLite codes into portable error kinds;
-//! * [`names`]: FTS tables and triggers, `state_meta` keys.
+//! * [`names`]: FTS tables and triggers, `state_meta` keys;
+//! * [`catalog`]: looking up schema objects.
 //!
 //! It issues no DDL on the database and knows nothing of migrations.
 
+pub mod catalog;
 pub mod cjk;
 pub mod connection;
 pub mod error;

@@ -36,15 +36,11 @@ pub fn title_index_missing(conn: &Connection) -> Result<bool> {
     Ok(!object_exists(conn, "index", "idx_sessions_title_unique")?)
 }
 
-/// Whether `sqlite_master` has an object of this type and name.
+/// Whether the main database has an object of this type and name.
 fn object_exists(conn: &Connection, kind: &str, name: &str) -> Result<bool> {
-    conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = ?1 AND name = ?2)",
-        [kind, name],
-        |row| row.get(0),
-    )
-    .context("reading the schema")
-    .map_err(Into::into)
+    Ok(hermes_state_sqlite::catalog::object_exists(
+        conn, kind, name,
+    )?)
 }
 
 /// Whether `messages_fts` has a legacy layout (`schema-v23.md` §6.7): its
