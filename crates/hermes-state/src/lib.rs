@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod backend;
 mod cleanup;
 mod clock;
 mod conversation_search;
@@ -25,6 +26,7 @@ mod session_updates;
 mod sessions;
 mod titles;
 
+pub use backend::{DATABASE_URL_VAR, SessionStore, StoreLocation, open_store, redact_postgres_url};
 pub use cleanup::{
     AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, SessionsImportReport,
 };
@@ -41,6 +43,9 @@ pub use export::{
     SessionExport,
 };
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
+/// The PostgreSQL backend (feature `postgres`).
+#[cfg(feature = "postgres")]
+pub use hermes_state_postgres as postgres;
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use hermes_state_query as query;
