@@ -13,6 +13,7 @@
 //! runtime (the client panics there).
 
 mod content;
+pub mod copy;
 mod error;
 mod listing;
 mod messages;

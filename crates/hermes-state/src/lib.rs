@@ -17,6 +17,8 @@ mod maintenance;
 pub mod malformed_repair;
 mod message_edits;
 mod messages;
+#[cfg(feature = "postgres")]
+mod migrate_to;
 pub mod paths;
 mod reads;
 mod repair;
@@ -76,6 +78,8 @@ pub use hermes_state_types::{
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
+#[cfg(feature = "postgres")]
+pub use migrate_to::{MoveReport, SUPERSEDED_AT, SUPERSEDED_BY};
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]

@@ -6,6 +6,7 @@
 //! compares what both guarantee.
 
 mod backends;
+mod moving;
 mod search;
 mod sessions;
 
