@@ -7,6 +7,7 @@
 set -euo pipefail
 
 PORT=${HERMES_STATE_TEST_PG_PORT:-55439}
+SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 
 ensure_installed() {
     if ! command -v pg_config >/dev/null || [ ! -x "$(pg_config --bindir)/initdb" ]; then
@@ -46,7 +47,14 @@ start() {
         exit 1
     fi
     echo "export PGDIR=$dir"
+    # How the several-hosts test restarts the server mid-run.
+    echo "export HERMES_STATE_TEST_PG_RESTART='bash $SELF restart $dir'"
     echo "export HERMES_STATE_TEST_PG_URL=postgresql://postgres@127.0.0.1:$PORT/postgres"
+}
+
+restart() {
+    local dir=$1
+    as_postgres "$(pg_config --bindir)/pg_ctl" -D "$dir/data" -l "$dir/log" -m fast -w restart >/dev/null
 }
 
 stop() {
@@ -58,5 +66,6 @@ stop() {
 case "${1:-}" in
     start) start ;;
     stop) stop "$2" ;;
-    *) echo "usage: $0 start | stop DIR" >&2; exit 2 ;;
+    restart) restart "$2" ;;
+    *) echo "usage: $0 start | stop DIR | restart DIR" >&2; exit 2 ;;
 esac

@@ -75,7 +75,10 @@ fn write_once<T>(
     .context("waiting for the store's writer lock")?;
     let value = body(&mut tx)?;
     tx.commit().map_err(|source| {
-        if source.code().is_none() {
+        // A lost connection — no answer, or the server going away
+        // (`57P01` on a fast shutdown) — may have come after the commit
+        // was durable: the outcome is unknown, never a retryable failure.
+        if crate::error::postgres_error_kind(&source) == ErrorKind::Unavailable {
             PgError::UnknownOutcome {
                 context: what.to_owned(),
             }

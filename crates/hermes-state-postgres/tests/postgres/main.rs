@@ -4,5 +4,6 @@
 //! dropped afterwards.
 
 mod common;
+mod hosts;
 mod open_and_migrate;
 mod writes;
