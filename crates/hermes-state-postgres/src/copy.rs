@@ -342,3 +342,93 @@ fn describe_key(row: &[StoredValue]) -> String {
         None => String::new(),
     }
 }
+
+impl PgStore {
+    /// Runs `body` with every row of this store as a [`RowSource`], all read
+    /// in one snapshot (a read-only `REPEATABLE READ` transaction): what a
+    /// copy out (to a SQLite file) reads, twice (load, then verify).
+    pub fn with_snapshot<T>(
+        &self,
+        body: impl FnOnce(&mut dyn RowSource) -> Result<T>,
+    ) -> Result<T> {
+        let mut client = self.pool.get()?;
+        let mut tx = client
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .context("starting a snapshot")?;
+        let schema = self.url().schema().to_owned();
+        let value = body(&mut PgRows {
+            tx: &mut tx,
+            schema,
+        })?;
+        tx.commit().context("ending the snapshot")?;
+        Ok(value)
+    }
+}
+
+/// The rows of this store, read in one transaction, in SQLite's classes.
+struct PgRows<'a, 't> {
+    tx: &'a mut Transaction<'t>,
+    schema: String,
+}
+
+impl RowSource for PgRows<'_, '_> {
+    fn each_row(
+        &mut self,
+        table: &str,
+        names: &[String],
+        key: &str,
+        sink: &mut dyn FnMut(Vec<StoredValue>) -> Result<()>,
+    ) -> Result<()> {
+        let all = columns(self.tx, &self.schema, table)?;
+        let picked = names
+            .iter()
+            .map(|name| {
+                all.iter()
+                    .find(|c| &c.name == name)
+                    .cloned()
+                    .ok_or_else(|| {
+                        PgError::Mismatch(format!("{table}: the store has no column {name}"))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let order: Vec<String> = key
+            .split(", ")
+            .map(|k| format!("{k} COLLATE \"C\""))
+            .collect();
+        let order = if table == "messages" {
+            "id".to_owned()
+        } else {
+            order.join(", ")
+        };
+        let rows = self
+            .tx
+            .query(
+                &format!("SELECT {} FROM {table} ORDER BY {order}", names.join(", ")),
+                &[],
+            )
+            .context(&format!("reading {table}"))?;
+        for row in &rows {
+            let values = picked
+                .iter()
+                .enumerate()
+                .map(|(index, column)| match column.kind {
+                    ColumnKind::Integer => row
+                        .get::<_, Option<i64>>(index)
+                        .map_or(StoredValue::Null, StoredValue::Integer),
+                    ColumnKind::Real => row
+                        .get::<_, Option<f64>>(index)
+                        .map_or(StoredValue::Null, StoredValue::Real),
+                    ColumnKind::Text => row
+                        .get::<_, Option<String>>(index)
+                        .map_or(StoredValue::Null, StoredValue::Text),
+                    ColumnKind::Content => content::from_pg(row.get(index)),
+                })
+                .collect();
+            sink(values)?;
+        }
+        Ok(())
+    }
+}

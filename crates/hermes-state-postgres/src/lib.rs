@@ -42,7 +42,7 @@ pub type NowFn = Arc<dyn Fn() -> f64 + Send + Sync>;
 /// A handle on one store: a schema in a PostgreSQL database. `Send + Sync`;
 /// share it between threads (it holds a small connection pool).
 pub struct PgStore {
-    pool: Pool,
+    pub(crate) pool: Pool,
     read_only: bool,
     capabilities: Capabilities,
     now: NowFn,
