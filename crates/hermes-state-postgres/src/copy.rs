@@ -78,6 +78,19 @@ impl PgStore {
     /// missing session; [`PgError::Mismatch`] when the read-back differs.
     /// Nothing is left behind on error.
     pub fn copy_from(&self, source: &mut dyn RowSource) -> Result<CopyReport> {
+        let report = self.copy_in(source)?;
+        // Fresh statistics, so the planner does not take the bulk-loaded
+        // tables for empty ones (autovacuum would get there later).
+        self.pool
+            .get()?
+            .batch_execute(
+                "ANALYZE sessions, messages, session_model_usage, state_meta, gateway_routing",
+            )
+            .context("analysing the copied tables")?;
+        Ok(report)
+    }
+
+    fn copy_in(&self, source: &mut dyn RowSource) -> Result<CopyReport> {
         let schema = self.url().schema().to_owned();
         // The source is read inside the closure; a retry would read it again.
         let mut source = Some(source);
