@@ -13,6 +13,7 @@
 
 use hermes_state_types::stored::StoredValue;
 use postgres::Transaction;
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 
 use crate::PgStore;
@@ -295,16 +296,16 @@ fn verify_table(
     } else {
         order.join(", ")
     };
-    let rows = tx
-        .query(
+    // Streamed: a large store is compared row by row, never held whole.
+    let mut target = tx
+        .query_raw(
             &format!("SELECT {} FROM {table} ORDER BY {order}", names.join(", ")),
-            &[],
+            std::iter::empty::<i64>(),
         )
         .context("reading the copy back")?;
-    let mut target = rows.iter();
     let mut checked = 0u64;
     source.each_row(table, &names, key, &mut |row| {
-        let Some(copied) = target.next() else {
+        let Some(copied) = target.next().context("reading the copy back")? else {
             return Err(PgError::Mismatch(format!(
                 "{table}: the copy has fewer rows"
             )));
@@ -339,7 +340,7 @@ fn verify_table(
         checked += 1;
         Ok(())
     })?;
-    if target.next().is_some() {
+    if target.next().context("reading the copy back")?.is_some() {
         return Err(PgError::Mismatch(format!(
             "{table}: the copy has more rows"
         )));
@@ -416,14 +417,15 @@ impl RowSource for PgRows<'_, '_> {
         } else {
             order.join(", ")
         };
-        let rows = self
+        // Streamed: the rows are handed on as they arrive.
+        let mut rows = self
             .tx
-            .query(
+            .query_raw(
                 &format!("SELECT {} FROM {table} ORDER BY {order}", names.join(", ")),
-                &[],
+                std::iter::empty::<i64>(),
             )
             .context(&format!("reading {table}"))?;
-        for row in &rows {
+        while let Some(row) = rows.next().context(&format!("reading {table}"))? {
             let values = picked
                 .iter()
                 .enumerate()
