@@ -5,6 +5,9 @@
 //! backends may differ (ranking, snippet windows), the case says so and
 //! compares what both guarantee.
 
+// The tests print `skipped:` lines and their tallies on purpose.
+#![allow(clippy::print_stdout)]
+
 mod backends;
 mod moving;
 mod search;
