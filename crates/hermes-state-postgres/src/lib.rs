@@ -12,6 +12,7 @@
 //! runtime: call this crate from ordinary threads, not from inside a Tokio
 //! runtime (the client panics there).
 
+mod accounting;
 mod content;
 pub mod copy;
 mod error;

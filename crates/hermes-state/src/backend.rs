@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::search::{SearchHit, SearchOptions};
-use hermes_state_types::{Message, NewMessage, NewSession, Session};
+use hermes_state_types::{AuxiliaryUsage, Message, NewMessage, NewSession, Session, TokenUpdate};
 
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
@@ -51,6 +51,10 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn resolve_session_by_title(&self, title: &str) -> Result<Option<String>>;
     /// A `state_meta` value.
     fn get_meta(&self, key: &str) -> Result<Option<String>>;
+    /// `api.md` §3.1, §3.3.
+    fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()>;
+    /// `api.md` §3.2.
+    fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> Result<()>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -102,6 +106,12 @@ macro_rules! forward_store {
         }
         fn get_meta(&self, key: &str) -> Result<Option<String>> {
             Self::get_meta(self, key).map_err($err)
+        }
+        fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()> {
+            Self::update_token_counts(self, session_id, update).map_err($err)
+        }
+        fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> Result<()> {
+            Self::record_auxiliary_usage(self, session_id, usage).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

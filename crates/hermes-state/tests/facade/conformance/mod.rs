@@ -5,6 +5,7 @@
 //! backends may differ (ranking, snippet windows), the case says so and
 //! compares what both guarantee.
 
+mod accounting;
 mod backends;
 mod moving;
 mod search;
