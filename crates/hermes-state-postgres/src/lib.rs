@@ -16,6 +16,7 @@ mod accounting;
 mod content;
 pub mod copy;
 mod error;
+mod lineage;
 mod listing;
 mod messages;
 mod migrate;

@@ -8,6 +8,7 @@
 
 use std::path::PathBuf;
 
+use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_types::{AuxiliaryUsage, Message, NewMessage, NewSession, Session, TokenUpdate};
@@ -55,6 +56,14 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()>;
     /// `api.md` §3.2.
     fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> Result<()>;
+    /// `api.md` §9.2: the session, then its ancestors up to the root.
+    fn ancestors(&self, session_id: &str) -> Result<Vec<LineageEntry>>;
+    /// `api.md` §9.2: the session, then its descendants level by level.
+    fn descendants(&self, session_id: &str) -> Result<Vec<LineageEntry>>;
+    /// `api.md` §9.2.
+    fn lineage_root(&self, session_id: &str) -> Result<String>;
+    /// `api.md` §6.4.
+    fn get_next_title_in_lineage(&self, base_title: &str) -> Result<String>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -112,6 +121,18 @@ macro_rules! forward_store {
         }
         fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> Result<()> {
             Self::record_auxiliary_usage(self, session_id, usage).map_err($err)
+        }
+        fn ancestors(&self, session_id: &str) -> Result<Vec<LineageEntry>> {
+            Self::ancestors(self, session_id).map_err($err)
+        }
+        fn descendants(&self, session_id: &str) -> Result<Vec<LineageEntry>> {
+            Self::descendants(self, session_id).map_err($err)
+        }
+        fn lineage_root(&self, session_id: &str) -> Result<String> {
+            Self::lineage_root(self, session_id).map_err($err)
+        }
+        fn get_next_title_in_lineage(&self, base_title: &str) -> Result<String> {
+            Self::get_next_title_in_lineage(self, base_title).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

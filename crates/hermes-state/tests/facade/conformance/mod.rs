@@ -7,6 +7,7 @@
 
 mod accounting;
 mod backends;
+mod lineage;
 mod moving;
 mod search;
 mod sessions;
