@@ -24,6 +24,7 @@ mod pool;
 pub mod rows;
 pub mod search;
 mod sessions;
+mod stats;
 mod titles;
 mod transaction;
 mod url;

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::search::{SearchHit, SearchOptions};
+use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{AuxiliaryUsage, Message, NewMessage, NewSession, Session, TokenUpdate};
 
 use crate::db::{SessionDb, StoreOptions};
@@ -64,6 +65,12 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn lineage_root(&self, session_id: &str) -> Result<String>;
     /// `api.md` §6.4.
     fn get_next_title_in_lineage(&self, base_title: &str) -> Result<String>;
+    /// `api.md` §3.4: totals per model, most expensive first.
+    fn model_totals(&self) -> Result<Vec<ModelTotals>>;
+    /// `api.md` §3.4: the sessions with the most tokens.
+    fn top_sessions(&self, limit: u32) -> Result<Vec<TopSession>>;
+    /// `api.md` §3.4: usage per model and task.
+    fn usage_by_model_and_task(&self) -> Result<Vec<UsageAttribution>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -133,6 +140,15 @@ macro_rules! forward_store {
         }
         fn get_next_title_in_lineage(&self, base_title: &str) -> Result<String> {
             Self::get_next_title_in_lineage(self, base_title).map_err($err)
+        }
+        fn model_totals(&self) -> Result<Vec<ModelTotals>> {
+            Self::model_totals(self).map_err($err)
+        }
+        fn top_sessions(&self, limit: u32) -> Result<Vec<TopSession>> {
+            Self::top_sessions(self, limit).map_err($err)
+        }
+        fn usage_by_model_and_task(&self) -> Result<Vec<UsageAttribution>> {
+            Self::usage_by_model_and_task(self).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

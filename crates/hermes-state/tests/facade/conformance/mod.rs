@@ -11,5 +11,6 @@ mod lineage;
 mod moving;
 mod search;
 mod sessions;
+mod stats;
 
 pub use backends::backends;
