@@ -18,6 +18,7 @@ pub mod copy;
 mod error;
 mod lineage;
 mod listing;
+mod message_reads;
 mod messages;
 mod migrate;
 mod pool;

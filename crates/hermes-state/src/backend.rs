@@ -8,11 +8,14 @@
 
 use std::path::PathBuf;
 
+use hermes_state_query::MessagePage;
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
-use hermes_state_types::{AuxiliaryUsage, Message, NewMessage, NewSession, Session, TokenUpdate};
+use hermes_state_types::{
+    AuxiliaryUsage, ConversationMessage, Message, NewMessage, NewSession, Session, TokenUpdate,
+};
 
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
@@ -71,6 +74,16 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn top_sessions(&self, limit: u32) -> Result<Vec<TopSession>>;
     /// `api.md` §3.4: usage per model and task.
     fn usage_by_model_and_task(&self) -> Result<Vec<UsageAttribution>>;
+    /// `api.md` §5.1 with inactive rows and paging.
+    fn get_messages_page(&self, session_id: &str, page: MessagePage) -> Result<Vec<Message>>;
+    /// `api.md` §5.2.
+    fn get_messages_as_conversation(
+        &self,
+        session_id: &str,
+        include_ancestors: bool,
+    ) -> Result<Vec<ConversationMessage>>;
+    /// `api.md` §11.5.
+    fn clear_messages(&self, session_id: &str) -> Result<()>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -149,6 +162,19 @@ macro_rules! forward_store {
         }
         fn usage_by_model_and_task(&self) -> Result<Vec<UsageAttribution>> {
             Self::usage_by_model_and_task(self).map_err($err)
+        }
+        fn get_messages_page(&self, session_id: &str, page: MessagePage) -> Result<Vec<Message>> {
+            Self::get_messages_page(self, session_id, page).map_err($err)
+        }
+        fn get_messages_as_conversation(
+            &self,
+            session_id: &str,
+            include_ancestors: bool,
+        ) -> Result<Vec<ConversationMessage>> {
+            Self::get_messages_as_conversation(self, session_id, include_ancestors).map_err($err)
+        }
+        fn clear_messages(&self, session_id: &str) -> Result<()> {
+            Self::clear_messages(self, session_id).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

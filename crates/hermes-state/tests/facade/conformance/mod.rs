@@ -8,6 +8,7 @@
 mod accounting;
 mod backends;
 mod lineage;
+mod message_reads;
 mod moving;
 mod search;
 mod sessions;
