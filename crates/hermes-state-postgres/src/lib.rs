@@ -14,6 +14,7 @@
 
 mod accounting;
 mod content;
+mod coordination;
 pub mod copy;
 mod error;
 mod lineage;
@@ -138,8 +139,8 @@ impl PgStore {
         })
     }
 
-    /// Sets a `state_meta` value.
-    pub fn set_meta(&self, key: &str, value: Option<&str>) -> Result<()> {
+    /// Sets a `state_meta` value (`api.md` §12.4), replacing any previous one.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         self.write("writing state_meta", |tx| {
             tx.execute(
                 "INSERT INTO state_meta (key, value) VALUES ($1, $2) \

@@ -6,6 +6,7 @@
 //! Code written against `dyn SessionStore` runs on either; the default
 //! build links no PostgreSQL code.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use hermes_state_query::MessagePage;
@@ -84,6 +85,33 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<ConversationMessage>>;
     /// `api.md` §11.5.
     fn clear_messages(&self, session_id: &str) -> Result<()>;
+    /// `api.md` §12.4: sets a `state_meta` value.
+    fn set_meta(&self, key: &str, value: &str) -> Result<()>;
+    /// `api.md` §12.2.
+    fn save_gateway_routing_entry(
+        &self,
+        session_key: &str,
+        entry_json: &str,
+        scope: &str,
+    ) -> Result<()>;
+    /// `api.md` §12.2: `session_key → entry_json` of one scope.
+    fn load_gateway_routing_entries(&self, scope: &str) -> Result<BTreeMap<String, String>>;
+    /// `api.md` §12.2.
+    fn delete_gateway_routing_entries(&self, session_keys: &[&str], scope: &str) -> Result<()>;
+    /// `api.md` §12.1 (never fails: errors give `false`). PostgreSQL
+    /// reclaims on expiry only (docs/POSTGRES.md).
+    fn try_acquire_compression_lock(
+        &self,
+        session_id: &str,
+        holder: &str,
+        ttl_seconds: f64,
+    ) -> bool;
+    /// `api.md` §12.1 (never fails: errors give `false`).
+    fn refresh_compression_lock(&self, session_id: &str, holder: &str, ttl_seconds: f64) -> bool;
+    /// `api.md` §12.1 (never fails).
+    fn release_compression_lock(&self, session_id: &str, holder: &str);
+    /// `api.md` §12.1: the holder of an unexpired lock.
+    fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -175,6 +203,45 @@ macro_rules! forward_store {
         }
         fn clear_messages(&self, session_id: &str) -> Result<()> {
             Self::clear_messages(self, session_id).map_err($err)
+        }
+        fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+            Self::set_meta(self, key, value).map_err($err)
+        }
+        fn save_gateway_routing_entry(
+            &self,
+            session_key: &str,
+            entry_json: &str,
+            scope: &str,
+        ) -> Result<()> {
+            Self::save_gateway_routing_entry(self, session_key, entry_json, scope).map_err($err)
+        }
+        fn load_gateway_routing_entries(&self, scope: &str) -> Result<BTreeMap<String, String>> {
+            Self::load_gateway_routing_entries(self, scope).map_err($err)
+        }
+        fn delete_gateway_routing_entries(&self, session_keys: &[&str], scope: &str) -> Result<()> {
+            Self::delete_gateway_routing_entries(self, session_keys, scope).map_err($err)
+        }
+        fn try_acquire_compression_lock(
+            &self,
+            session_id: &str,
+            holder: &str,
+            ttl_seconds: f64,
+        ) -> bool {
+            Self::try_acquire_compression_lock(self, session_id, holder, ttl_seconds)
+        }
+        fn refresh_compression_lock(
+            &self,
+            session_id: &str,
+            holder: &str,
+            ttl_seconds: f64,
+        ) -> bool {
+            Self::refresh_compression_lock(self, session_id, holder, ttl_seconds)
+        }
+        fn release_compression_lock(&self, session_id: &str, holder: &str) {
+            Self::release_compression_lock(self, session_id, holder)
+        }
+        fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>> {
+            Self::get_compression_lock_holder(self, session_id).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -7,6 +7,7 @@
 
 mod accounting;
 mod backends;
+mod coordination;
 mod lineage;
 mod message_reads;
 mod moving;
