@@ -23,6 +23,7 @@ mod message_reads;
 mod messages;
 mod migrate;
 mod pool;
+mod prune;
 pub mod rows;
 pub mod search;
 mod sessions;

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use hermes_state_query::MessagePage;
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
+use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{
@@ -112,6 +113,8 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn release_compression_lock(&self, session_id: &str, holder: &str);
     /// `api.md` §12.1: the holder of an unexpired lock.
     fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>>;
+    /// `api.md` §11.3.
+    fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -242,6 +245,9 @@ macro_rules! forward_store {
         }
         fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>> {
             Self::get_compression_lock_holder(self, session_id).map_err($err)
+        }
+        fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
+            Self::prune_sessions(self, options).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -11,6 +11,7 @@ mod coordination;
 mod lineage;
 mod message_reads;
 mod moving;
+mod prune;
 mod search;
 mod sessions;
 mod stats;
