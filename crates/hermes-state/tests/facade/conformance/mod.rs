@@ -12,6 +12,7 @@ mod lineage;
 mod message_reads;
 mod moving;
 mod prune;
+mod read_only;
 mod search;
 mod sessions;
 mod stats;
