@@ -405,21 +405,43 @@ mod tests {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let tree = |features: &[&str]| {
             let output = Command::new(&cargo)
-                .args(["tree", "-p", "hermes-state", "-e", "normal", "--prefix", "none"])
+                .args([
+                    "tree",
+                    "-p",
+                    "hermes-state",
+                    "-e",
+                    "normal",
+                    "--prefix",
+                    "none",
+                ])
                 .args(features)
                 .current_dir(workspace_root())
                 .output()
                 .expect("cargo tree");
-            assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
             String::from_utf8_lossy(&output.stdout).into_owned()
         };
-        let linked = |tree: &str, name: &str| tree.lines().any(|l| l.starts_with(&format!("{name} ")));
+        let linked =
+            |tree: &str, name: &str| tree.lines().any(|l| l.starts_with(&format!("{name} ")));
         let default = tree(&[]);
-        assert!(linked(&default, "rusqlite"), "the tree is computed: {default}");
+        assert!(
+            linked(&default, "rusqlite"),
+            "the tree is computed: {default}"
+        );
         for postgres in ["hermes-state-postgres", "postgres", "tokio-postgres"] {
-            assert!(!linked(&default, postgres), "the default build links {postgres}");
+            assert!(
+                !linked(&default, postgres),
+                "the default build links {postgres}"
+            );
         }
-        assert!(linked(&tree(&["--features", "postgres"]), "hermes-state-postgres"));
+        assert!(linked(
+            &tree(&["--features", "postgres"]),
+            "hermes-state-postgres"
+        ));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 use hermes_state_types::stored::StoredValue;
 use postgres::Transaction;
+use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::ToSql;
 
 use crate::PgStore;
@@ -78,6 +79,19 @@ impl PgStore {
     /// missing session; [`PgError::Mismatch`] when the read-back differs.
     /// Nothing is left behind on error.
     pub fn copy_from(&self, source: &mut dyn RowSource) -> Result<CopyReport> {
+        let report = self.copy_in(source)?;
+        // Fresh statistics, so the planner does not take the bulk-loaded
+        // tables for empty ones (autovacuum would get there later).
+        self.pool
+            .get()?
+            .batch_execute(
+                "ANALYZE sessions, messages, session_model_usage, state_meta, gateway_routing",
+            )
+            .context("analysing the copied tables")?;
+        Ok(report)
+    }
+
+    fn copy_in(&self, source: &mut dyn RowSource) -> Result<CopyReport> {
         let schema = self.url().schema().to_owned();
         // The source is read inside the closure; a retry would read it again.
         let mut source = Some(source);
@@ -282,16 +296,16 @@ fn verify_table(
     } else {
         order.join(", ")
     };
-    let rows = tx
-        .query(
+    // Streamed: a large store is compared row by row, never held whole.
+    let mut target = tx
+        .query_raw(
             &format!("SELECT {} FROM {table} ORDER BY {order}", names.join(", ")),
-            &[],
+            std::iter::empty::<i64>(),
         )
         .context("reading the copy back")?;
-    let mut target = rows.iter();
     let mut checked = 0u64;
     source.each_row(table, &names, key, &mut |row| {
-        let Some(copied) = target.next() else {
+        let Some(copied) = target.next().context("reading the copy back")? else {
             return Err(PgError::Mismatch(format!(
                 "{table}: the copy has fewer rows"
             )));
@@ -326,7 +340,7 @@ fn verify_table(
         checked += 1;
         Ok(())
     })?;
-    if target.next().is_some() {
+    if target.next().context("reading the copy back")?.is_some() {
         return Err(PgError::Mismatch(format!(
             "{table}: the copy has more rows"
         )));
@@ -340,5 +354,96 @@ fn describe_key(row: &[StoredValue]) -> String {
         Some(StoredValue::Integer(i)) => i.to_string(),
         Some(other) => format!("{other:?}"),
         None => String::new(),
+    }
+}
+
+impl PgStore {
+    /// Runs `body` with every row of this store as a [`RowSource`], all read
+    /// in one snapshot (a read-only `REPEATABLE READ` transaction): what a
+    /// copy out (to a SQLite file) reads, twice (load, then verify).
+    pub fn with_snapshot<T>(
+        &self,
+        body: impl FnOnce(&mut dyn RowSource) -> Result<T>,
+    ) -> Result<T> {
+        let mut client = self.pool.get()?;
+        let mut tx = client
+            .build_transaction()
+            .isolation_level(postgres::IsolationLevel::RepeatableRead)
+            .read_only(true)
+            .start()
+            .context("starting a snapshot")?;
+        let schema = self.url().schema().to_owned();
+        let value = body(&mut PgRows {
+            tx: &mut tx,
+            schema,
+        })?;
+        tx.commit().context("ending the snapshot")?;
+        Ok(value)
+    }
+}
+
+/// The rows of this store, read in one transaction, in SQLite's classes.
+struct PgRows<'a, 't> {
+    tx: &'a mut Transaction<'t>,
+    schema: String,
+}
+
+impl RowSource for PgRows<'_, '_> {
+    fn each_row(
+        &mut self,
+        table: &str,
+        names: &[String],
+        key: &str,
+        sink: &mut dyn FnMut(Vec<StoredValue>) -> Result<()>,
+    ) -> Result<()> {
+        let all = columns(self.tx, &self.schema, table)?;
+        let picked = names
+            .iter()
+            .map(|name| {
+                all.iter()
+                    .find(|c| &c.name == name)
+                    .cloned()
+                    .ok_or_else(|| {
+                        PgError::Mismatch(format!("{table}: the store has no column {name}"))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let order: Vec<String> = key
+            .split(", ")
+            .map(|k| format!("{k} COLLATE \"C\""))
+            .collect();
+        let order = if table == "messages" {
+            "id".to_owned()
+        } else {
+            order.join(", ")
+        };
+        // Streamed: the rows are handed on as they arrive.
+        let mut rows = self
+            .tx
+            .query_raw(
+                &format!("SELECT {} FROM {table} ORDER BY {order}", names.join(", ")),
+                std::iter::empty::<i64>(),
+            )
+            .context(&format!("reading {table}"))?;
+        while let Some(row) = rows.next().context(&format!("reading {table}"))? {
+            let values = picked
+                .iter()
+                .enumerate()
+                .map(|(index, column)| match column.kind {
+                    ColumnKind::Integer => row
+                        .get::<_, Option<i64>>(index)
+                        .map_or(StoredValue::Null, StoredValue::Integer),
+                    ColumnKind::Real => row
+                        .get::<_, Option<f64>>(index)
+                        .map_or(StoredValue::Null, StoredValue::Real),
+                    ColumnKind::Text => row
+                        .get::<_, Option<String>>(index)
+                        .map_or(StoredValue::Null, StoredValue::Text),
+                    ColumnKind::Content => content::from_pg(row.get(index)),
+                })
+                .collect();
+            sink(values)?;
+        }
+        Ok(())
     }
 }

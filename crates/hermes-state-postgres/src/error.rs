@@ -81,9 +81,11 @@ impl PgError {
     /// The kind of the error, shared with the SQLite backend.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            PgError::InvalidUrl(_) | PgError::InvalidInput(_) => ErrorKind::InvalidInput,
+            PgError::InvalidUrl(_) | PgError::InvalidInput(_) | PgError::NotEmpty(_) => {
+                ErrorKind::InvalidInput
+            }
             PgError::SessionNotFound(_) | PgError::NoStore { .. } => ErrorKind::NotFound,
-            PgError::TitleInUse { .. } | PgError::NotEmpty(_) => ErrorKind::Constraint,
+            PgError::TitleInUse { .. } => ErrorKind::Constraint,
             PgError::SchemaTooNew { .. } => ErrorKind::SchemaTooNew,
             PgError::ReadOnly(_) => ErrorKind::ReadOnly,
             PgError::UnknownOutcome { .. } => ErrorKind::UnknownOutcome,

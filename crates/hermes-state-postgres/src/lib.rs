@@ -48,7 +48,7 @@ pub type NowFn = Arc<dyn Fn() -> f64 + Send + Sync>;
 /// A handle on one store: a schema in a PostgreSQL database. `Send + Sync`;
 /// share it between threads (it holds a small connection pool).
 pub struct PgStore {
-    pool: Pool,
+    pub(crate) pool: Pool,
     read_only: bool,
     capabilities: Capabilities,
     now: NowFn,
@@ -140,8 +140,10 @@ impl PgStore {
         })
     }
 
-    /// Sets a `state_meta` value (`api.md` §12.4), replacing any previous one.
-    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+    /// Sets a `state_meta` value (`api.md` §12.4), replacing any previous
+    /// one; `None` stores NULL. (`SessionDb::set_meta` takes a `&str`; the
+    /// `SessionStore` seam passes `Some`.)
+    pub fn set_meta(&self, key: &str, value: Option<&str>) -> Result<()> {
         self.write("writing state_meta", |tx| {
             tx.execute(
                 "INSERT INTO state_meta (key, value) VALUES ($1, $2) \

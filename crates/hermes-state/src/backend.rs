@@ -208,7 +208,8 @@ macro_rules! forward_store {
             Self::clear_messages(self, session_id).map_err($err)
         }
         fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-            Self::set_meta(self, key, value).map_err($err)
+            // `&str` for SessionDb, `Some(&str)` for PgStore (which can also store NULL).
+            Self::set_meta(self, key, value.into()).map_err($err)
         }
         fn save_gateway_routing_entry(
             &self,

@@ -79,7 +79,7 @@ pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
 #[cfg(feature = "postgres")]
-pub use migrate_to::{MoveReport, SUPERSEDED_AT, SUPERSEDED_BY};
+pub use migrate_to::{MoveReport, SUPERSEDED_AT, SUPERSEDED_BY, migrate_postgres_to_sqlite};
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]

@@ -135,3 +135,174 @@ impl RowSource for SqliteRows<'_> {
         Ok(())
     }
 }
+
+/// Copies the PostgreSQL store `url` names into a new SQLite store at
+/// `path` (created; an existing file must hold an empty store), verifies
+/// every row and column, then marks the PostgreSQL store as superseded
+/// (`superseded_by` = `sqlite:PATH`, `superseded_at`): the way back from
+/// PostgreSQL. The copy reads one snapshot and writes one SQLite
+/// transaction; on any error nothing is committed and nothing is marked.
+pub fn migrate_postgres_to_sqlite(url: &str, path: &std::path::Path) -> Result<MoveReport> {
+    let url = StoreUrl::parse(url)?;
+    let source = PgStore::open(&url)?;
+    let db = SessionDb::open(path)?;
+    let mut rows = Vec::new();
+    let mut once = Some(&source);
+    db.write("copying a store into this file", |conn| {
+        let source = once.take().ok_or_else(|| {
+            Error::InvalidInput(
+                "the copy met a busy file and cannot be retried; run it again".into(),
+            )
+        })?;
+        ensure_empty_sqlite(conn)?;
+        rows = source.with_snapshot(|snapshot| load_sqlite(conn, snapshot))?;
+        Ok(())
+    })?;
+    let now = db.now();
+    let target = format!(
+        "sqlite:{}",
+        std::path::absolute(path)
+            .unwrap_or_else(|_| path.to_path_buf())
+            .display()
+    );
+    source.set_meta(SUPERSEDED_BY, Some(&target))?;
+    source.set_meta(SUPERSEDED_AT, Some(&now.to_string()))?;
+    Ok(MoveReport {
+        target,
+        rows,
+        superseded_at: now,
+    })
+}
+
+fn ensure_empty_sqlite(conn: &Connection) -> Result<()> {
+    for (table, _) in hermes_state_postgres::copy::COPIED_TABLES {
+        let any: bool = conn
+            .query_row(&format!("SELECT EXISTS (SELECT 1 FROM {table})"), [], |r| {
+                r.get(0)
+            })
+            .context("checking that the target is empty")?;
+        if any {
+            return Err(Error::InvalidInput(format!(
+                "the target file is not empty (table {table} has rows); copy into a new file"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Loads every copied table from `source` into `conn`, then compares a
+/// second pass over `source` with what the file holds.
+fn load_sqlite(
+    conn: &Connection,
+    source: &mut dyn RowSource,
+) -> hermes_state_postgres::Result<Vec<(String, u64)>> {
+    let failed = |what: &str, e: rusqlite::Error| PgError::Migration(format!("{what}: {e}"));
+    let mut report = Vec::new();
+    for (table, key) in hermes_state_postgres::copy::COPIED_TABLES {
+        let columns = sqlite_columns(conn, table).map_err(|e| failed("reading columns", e))?;
+        let parent_at = (table == "sessions")
+            .then(|| columns.iter().position(|c| c == "parent_session_id"))
+            .flatten();
+        let placeholders = vec!["?"; columns.len()].join(", ");
+        let sql = format!(
+            "INSERT INTO {table} ({}) VALUES ({placeholders})",
+            columns.join(", ")
+        );
+        let mut insert = conn
+            .prepare(&sql)
+            .map_err(|e| failed("preparing the copy", e))?;
+        let mut links = Vec::new();
+        let mut count = 0u64;
+        source.each_row(table, &columns, key, &mut |mut row| {
+            if let Some(at) = parent_at
+                && let StoredValue::Text(parent) =
+                    std::mem::replace(&mut row[at], StoredValue::Null)
+            {
+                links.push((row[0].clone(), parent));
+            }
+            insert
+                .execute(rusqlite::params_from_iter(row.iter().map(sql_value)))
+                .map_err(|e| failed(&format!("copying a {table} row"), e))?;
+            count += 1;
+            Ok(())
+        })?;
+        for (id, parent) in links {
+            conn.execute(
+                "UPDATE sessions SET parent_session_id = ?2 WHERE id = ?1",
+                rusqlite::params![sql_value(&id), parent],
+            )
+            .map_err(|e| failed("linking sessions to their parents", e))?;
+        }
+        report.push((table.to_owned(), count));
+    }
+    for (table, key) in hermes_state_postgres::copy::COPIED_TABLES {
+        let columns = sqlite_columns(conn, table).map_err(|e| failed("reading columns", e))?;
+        let sql = format!("SELECT {} FROM {table} ORDER BY {key}", columns.join(", "));
+        let mut stmt = conn
+            .prepare(&sql)
+            .map_err(|e| failed("reading the copy back", e))?;
+        let mut copied = stmt
+            .query([])
+            .map_err(|e| failed("reading the copy back", e))?;
+        let mut checked = 0u64;
+        source.each_row(table, &columns, key, &mut |row| {
+            let Some(back) = copied
+                .next()
+                .map_err(|e| failed("reading the copy back", e))?
+            else {
+                return Err(PgError::Mismatch(format!(
+                    "{table}: the copy has fewer rows"
+                )));
+            };
+            for (index, want) in row.into_iter().enumerate() {
+                let got = stored_value(back.get_ref(index).map_err(|e| failed("reading", e))?);
+                if got != want {
+                    return Err(PgError::Mismatch(format!(
+                        "{table} row {checked}, column {}: source {want:?}, copy {got:?}",
+                        columns[index]
+                    )));
+                }
+            }
+            checked += 1;
+            Ok(())
+        })?;
+        if copied
+            .next()
+            .map_err(|e| failed("reading the copy back", e))?
+            .is_some()
+        {
+            return Err(PgError::Mismatch(format!(
+                "{table}: the copy has more rows"
+            )));
+        }
+    }
+    Ok(report)
+}
+
+fn sqlite_columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT name FROM pragma_table_info('{table}') ORDER BY cid"
+    ))?;
+    stmt.query_map([], |row| row.get(0))?.collect()
+}
+
+fn sql_value(value: &StoredValue) -> rusqlite::types::Value {
+    use rusqlite::types::Value;
+    match value {
+        StoredValue::Null => Value::Null,
+        StoredValue::Integer(i) => Value::Integer(*i),
+        StoredValue::Real(f) => Value::Real(*f),
+        StoredValue::Text(t) => Value::Text(t.clone()),
+        StoredValue::Blob(b) => Value::Blob(b.clone()),
+    }
+}
+
+fn stored_value(value: ValueRef<'_>) -> StoredValue {
+    match value {
+        ValueRef::Null => StoredValue::Null,
+        ValueRef::Integer(i) => StoredValue::Integer(i),
+        ValueRef::Real(f) => StoredValue::Real(f),
+        ValueRef::Text(t) => StoredValue::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => StoredValue::Blob(b.to_vec()),
+    }
+}

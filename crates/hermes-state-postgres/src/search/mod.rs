@@ -77,9 +77,7 @@ impl PgStore {
                     _ => hits,
                 }
             };
-            for hit in &mut hits {
-                hit.context = context(tx, hit.id, &hit.session_id)?;
-            }
+            attach_context(tx, &mut hits)?;
             Ok(hits)
         })
     }
@@ -335,34 +333,50 @@ fn find_chars(haystack: &[char], needle: &str, fold: bool) -> Option<usize> {
 }
 
 /// Before, the hit, after, by `(timestamp, id)` in the session, every row
-/// (rewound ones too), as `api.md` §8.5.
-fn context(tx: &mut Transaction<'_>, id: i64, session_id: &str) -> Result<Vec<ContextMessage>> {
+/// (rewound ones too), as `api.md` §8.5 — for every hit of the page in one
+/// statement.
+fn attach_context(tx: &mut Transaction<'_>, hits: &mut [SearchHit]) -> Result<()> {
+    if hits.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
     let rows = tx
         .query(
-            "WITH hit AS (SELECT id, timestamp FROM messages WHERE id = $1)
-             (SELECT m.id, m.role, m.content FROM messages m, hit
-               WHERE m.session_id = $2 AND (m.timestamp, m.id) < (hit.timestamp, hit.id)
-               ORDER BY m.timestamp DESC, m.id DESC LIMIT 1)
-             UNION ALL
-             (SELECT m.id, m.role, m.content FROM messages m WHERE m.id = $1)
-             UNION ALL
-             (SELECT m.id, m.role, m.content FROM messages m, hit
-               WHERE m.session_id = $2 AND (m.timestamp, m.id) > (hit.timestamp, hit.id)
-               ORDER BY m.timestamp, m.id LIMIT 1)",
-            &[&id, &session_id],
+            "SELECT h.id AS hit, c.id, c.role, c.content
+             FROM unnest($1::BIGINT[]) WITH ORDINALITY AS h(id, n)
+             JOIN messages hm ON hm.id = h.id
+             CROSS JOIN LATERAL (
+                 (SELECT m.id, m.role, m.content, 0 AS pos FROM messages m
+                   WHERE m.session_id = hm.session_id
+                     AND (m.timestamp, m.id) < (hm.timestamp, hm.id)
+                   ORDER BY m.timestamp DESC, m.id DESC LIMIT 1)
+                 UNION ALL
+                 SELECT hm.id, hm.role, hm.content, 1
+                 UNION ALL
+                 (SELECT m.id, m.role, m.content, 2 FROM messages m
+                   WHERE m.session_id = hm.session_id
+                     AND (m.timestamp, m.id) > (hm.timestamp, hm.id)
+                   ORDER BY m.timestamp, m.id LIMIT 1)
+             ) c
+             ORDER BY h.n, c.pos",
+            &[&ids],
         )
-        .context("reading a hit's context")?;
-    Ok(rows
-        .iter()
-        .map(|row| {
-            let value = content::from_pg(row.get(2));
-            ContextMessage {
-                role: row.get(1),
-                content: context_preview(stored::decode_content(value.as_ref())),
-                is_hit: row.get::<_, i64>(0) == id,
-            }
-        })
-        .collect())
+        .context("reading the hits' context")?;
+    for row in &rows {
+        let hit: i64 = row.get(0);
+        let id: i64 = row.get(1);
+        let value = content::from_pg(row.get(3));
+        let entry = ContextMessage {
+            role: row.get(2),
+            content: context_preview(stored::decode_content(value.as_ref())),
+            is_hit: id == hit,
+        };
+        // A page may hold the same message once only; attach by id.
+        if let Some(target) = hits.iter_mut().find(|h| h.id == hit) {
+            target.context.push(entry);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
