@@ -136,7 +136,7 @@ pub enum SessionsCommand {
     /// Delete every message of a session, keeping the session
     Clear(ClearArgs),
     /// The session's ancestors and descendants, as a tree
-    Lineage(IdArg),
+    Lineage(LineageArgs),
     /// Hide a session's whole compression lineage from the session picker
     Archive(IdArg),
     /// Show an archived compression lineage in the session picker again
@@ -193,6 +193,16 @@ pub struct RestoreArgs {
     /// Only rewound messages with this id or a later one [default: every rewound message]
     #[arg(long, value_name = "MESSAGE_ID")]
     pub since: Option<i64>,
+}
+
+/// `sessions lineage`
+#[derive(Debug, Args)]
+pub struct LineageArgs {
+    /// The session id
+    pub id: String,
+    /// Output: table (the tree, default), json (= --json), jsonl or csv (one session per row, root first, with its relation)
+    #[arg(long, value_enum)]
+    pub format: Option<RowFormat>,
 }
 
 /// A session id.
@@ -478,7 +488,7 @@ pub struct SearchArgs {
     #[command(flatten)]
     pub window: TimeWindow,
     /// One result per conversation (a session and its compression continuations): best hit, title, hits, time span; --limit/--offset count conversations
-    #[arg(long, conflicts_with_all = ["session", "since", "until"])]
+    #[arg(long)]
     pub by_conversation: bool,
     /// Output: table (default), json (= --json), jsonl (one hit per line), csv (with a header)
     #[arg(long, value_enum)]
@@ -494,6 +504,12 @@ pub struct StatsArgs {
     /// Sessions started in this window
     #[command(flatten)]
     pub window: TimeWindow,
+    /// Output: table (default), json (= --json: the whole report), jsonl or csv (the rows of --rows)
+    #[arg(long, value_enum)]
+    pub format: Option<RowFormat>,
+    /// Which rows: per model [default for jsonl/csv], per model and task, or the top sessions; in a table, only that section
+    #[arg(long, value_enum)]
+    pub rows: Option<crate::commands::stats::StatsRows>,
 }
 
 /// Export formats.

@@ -44,7 +44,7 @@ pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use hermes_state_query as query;
-pub use hermes_state_query::conversation_search::ConversationHit;
+pub use hermes_state_query::conversation_search::{ConversationHit, ConversationScope};
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::lookups::{PeerLookup, SessionActivity};

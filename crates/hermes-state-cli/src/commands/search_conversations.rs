@@ -1,9 +1,12 @@
 //! `search --by-conversation`: hits collapsed by compression lineage, one
-//! result per conversation.
+//! result per conversation. `--session` (its lineage, or one segment with
+//! `--segment-only`) and `--since` / `--until` narrow the hits before they
+//! are grouped (the library's `ConversationScope`), so the counts and spans
+//! are those of the hits in scope.
 
 use std::fmt::Write as _;
 
-use hermes_state::{ConversationHit, SearchOptions, SessionDb, query_problem};
+use hermes_state::{ConversationHit, ConversationScope, SearchOptions, SessionDb, query_problem};
 
 use crate::cli::SearchArgs;
 use crate::commands::to_json;
@@ -20,8 +23,13 @@ pub fn search(
     options: &SearchOptions,
     format: RowFormat,
 ) -> CliResult {
+    let scope = ConversationScope {
+        sessions: super::search_scope::scope(ctx, db, args)?,
+        since: args.window.since,
+        until: args.window.until,
+    };
     let conversations = db
-        .search_conversations(&args.query, options)
+        .search_conversations_in(&args.query, options, &scope)
         .map_err(|e| ctx.fail(&e))?;
     let out = &ctx.out;
     if format.print(out, &to_json!(&conversations))? {
