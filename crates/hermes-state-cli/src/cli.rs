@@ -41,6 +41,10 @@ pub struct Cli {
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub verbose: u8,
 
+    /// Human times (and dates given to --since/--until) in UTC instead of the local time zone
+    #[arg(long, global = true)]
+    pub utc: bool,
+
     /// Which source the session argument `latest` means the newest session of
     #[arg(long, global = true, value_name = "SOURCE")]
     pub latest_source: Option<String>,
@@ -582,10 +586,10 @@ pub struct PruneArgs {
     /// Confirmation (not needed with --dry-run).
     #[command(flatten)]
     pub consent: YesArg,
-    /// Started before this time: Unix seconds or YYYY-MM-DD (UTC); replaces --older-than-days
+    /// Started before this time: Unix seconds or YYYY-MM-DD (local time; UTC with --utc); replaces --older-than-days
     #[arg(long, value_name = "WHEN", value_parser = crate::time_window::parse_when, conflicts_with = "older_than_days")]
     pub started_before: Option<f64>,
-    /// Started after this time: Unix seconds or YYYY-MM-DD (UTC)
+    /// Started after this time: Unix seconds or YYYY-MM-DD (local time; UTC with --utc)
     #[arg(long, value_name = "WHEN", value_parser = crate::time_window::parse_when)]
     pub started_after: Option<f64>,
     /// The title contains this text (ASCII case-insensitive)

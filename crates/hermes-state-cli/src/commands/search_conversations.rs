@@ -11,7 +11,8 @@ use hermes_state::{ConversationHit, ConversationScope, SearchOptions, SessionDb,
 use crate::cli::SearchArgs;
 use crate::commands::to_json;
 use crate::error::CliResult;
-use crate::output::datetime;
+use crate::local_time;
+use crate::output::{datetime, when};
 use crate::row_format::RowFormat;
 use crate::store::Context;
 
@@ -55,11 +56,7 @@ pub fn search(
             "    {} {}  {}",
             out.dim("best in"),
             best.session_id,
-            out.dim(&format!(
-                "{role}  {} UTC  #{}",
-                datetime(best.timestamp),
-                best.id
-            )),
+            out.dim(&format!("{role}  {}  #{}", when(best.timestamp), best.id)),
         );
         super::search::write_hit_body(&mut text, out, best, args.context);
     }
@@ -80,7 +77,7 @@ pub fn search(
     Ok(())
 }
 
-/// `ROOT  Title  [source · model]  3 hits in 2 segments · SPAN UTC`.
+/// `ROOT  Title  [source · model]  3 hits in 2 segments · SPAN ZONE`.
 fn header(ctx: &Context, conversation: &ConversationHit) -> String {
     let out = &ctx.out;
     let best = &conversation.best;
@@ -112,6 +109,9 @@ fn header(ctx: &Context, conversation: &ConversationHit) -> String {
         out.bold(&conversation.root_session_id),
         title,
         out.dim(&format!("[{origin}]")),
-        out.dim(&format!("{counts} · {span} UTC")),
+        out.dim(&format!(
+            "{counts} · {span} {}",
+            local_time::label(conversation.last_timestamp)
+        )),
     )
 }

@@ -2,13 +2,13 @@
 //! title heading, the session's metadata as a list, then one section per
 //! message. Nothing is folded or shortened, as befits an export: reasoning
 //! sits in a `<details>` block, tool calls and results in code blocks.
-//! Times are UTC, as everywhere else in the command line.
+//! Times are in the zone of human output (local, UTC with `--utc`), named.
 
 use std::fmt::Write as _;
 
 use hermes_state::{Message, Session};
 
-use crate::output::datetime_seconds;
+use crate::output::when_seconds;
 use crate::render::conversation::{content_text, tool_calls};
 
 /// The document for `session` and its `messages`.
@@ -31,16 +31,10 @@ pub fn conversation(session: &Session, messages: &[Message]) -> String {
     if let Some(model) = &session.model {
         item("Model", code_span(model));
     }
-    item(
-        "Started",
-        format!("{} UTC", datetime_seconds(session.started_at)),
-    );
+    item("Started", when_seconds(session.started_at));
     if let Some(ended) = session.ended_at {
         let reason = session.end_reason.as_deref().unwrap_or("no reason");
-        item(
-            "Ended",
-            format!("{} UTC ({reason})", datetime_seconds(ended)),
-        );
+        item("Ended", format!("{} ({reason})", when_seconds(ended)));
     }
     if let Some(parent) = &session.parent_session_id {
         item("Continues", code_span(parent));
@@ -65,7 +59,7 @@ fn write_message(doc: &mut String, m: &Message) {
     if let Some(tool) = &m.tool_name {
         let _ = write!(role, ": {}", one_line_text(tool));
     }
-    let _ = writeln!(doc, "## {role} · {} UTC\n", datetime_seconds(m.timestamp));
+    let _ = writeln!(doc, "## {role} · {}\n", when_seconds(m.timestamp));
     let reasoning = m
         .reasoning
         .as_deref()
