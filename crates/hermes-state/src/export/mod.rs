@@ -11,6 +11,7 @@
 
 mod import;
 mod jsonl;
+mod message_walk;
 mod streamed;
 
 use import::*;
