@@ -15,6 +15,7 @@ mod bad_input;
 mod cjk;
 mod curation;
 mod demo;
+mod doctor_old_counters;
 mod everyday;
 mod export_and_maintenance;
 mod export_streamed;
