@@ -22,6 +22,7 @@ mod export_streamed;
 mod human_times;
 mod messages_and_titles;
 mod navigation;
+mod no_color;
 mod read_only;
 mod reading;
 mod report_formats;
