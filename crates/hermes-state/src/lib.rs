@@ -37,8 +37,8 @@ pub use doctor::{
 };
 pub use error::{Error, Result};
 pub use export::{
-    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportSummary, ImportOptions, ImportReport,
-    SessionExport,
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary, ImportOptions,
+    ImportReport, SessionExport,
 };
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).

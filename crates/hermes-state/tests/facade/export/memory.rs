@@ -98,6 +98,8 @@ fn export_memory_child() {
         original_shape_to_sink(&db)
     } else if shape == "walk" {
         one_session_to_sink(&db, "big")
+    } else if shape == "parts" {
+        original_shape_in_parts_to_sink(&db)
     } else {
         db.export_jsonl(std::io::sink(), &ExportFilter::default(), |_| {})
             .expect("export")
@@ -128,6 +130,29 @@ fn original_shape_to_sink(db: &SessionDb) -> ExportSummary {
         std::ops::ControlFlow::Continue(())
     })
     .expect("export_all_each");
+    summary
+}
+
+/// The original's shape in parts (`export_all_parts`, as `export --format
+/// json` writes it), each part serialized to nowhere.
+fn original_shape_in_parts_to_sink(db: &SessionDb) -> ExportSummary {
+    let mut summary = ExportSummary::default();
+    db.export_all_parts(None, |part| {
+        let text = match part {
+            hermes_state::ExportPart::Session(export) => {
+                summary.sessions += 1;
+                serde_json::to_vec(&export.to_value()).expect("json")
+            }
+            hermes_state::ExportPart::Message(message) => {
+                summary.messages += 1;
+                serde_json::to_vec(&message).expect("json")
+            }
+            hermes_state::ExportPart::SessionEnd => Vec::new(),
+        };
+        summary.bytes += text.len() as u64;
+        std::ops::ControlFlow::Continue(())
+    })
+    .expect("export_all_parts");
     summary
 }
 
@@ -290,6 +315,75 @@ fn original_shape_walk_memory_is_bounded() {
         large,
         "original",
     );
+}
+
+/// `export_all_parts` holds one message at a time: a store whose one session
+/// is 10× longer needs about the same memory (`export_all_each` would hold
+/// the session, ~10×).
+#[test]
+fn original_shape_parts_memory_is_bounded() {
+    let (small, large) = (2_000, 20_000);
+    assert_bounded_with(
+        fill_with_big(small, small),
+        fill_with_big(large, large),
+        small,
+        large,
+        "parts",
+    );
+}
+
+/// The parts put back together are `export_all` and `export_session`, in
+/// their order; Break stops the walk.
+#[test]
+fn original_shape_parts_are_export_all_and_export_session() {
+    use hermes_state::ExportPart;
+    let s = fill_with_big(2_500, 1_200);
+    let gather = |exports: &mut Vec<hermes_state::SessionExport>, part: ExportPart| {
+        match part {
+            ExportPart::Session(export) => {
+                assert!(export.messages.is_empty());
+                exports.push(export);
+            }
+            ExportPart::Message(message) => {
+                exports.last_mut().expect("open").messages.push(message)
+            }
+            ExportPart::SessionEnd => {}
+        }
+        std::ops::ControlFlow::Continue(())
+    };
+    let mut all = Vec::new();
+    let started =
+        s.db.export_all_parts(None, |part| gather(&mut all, part))
+            .expect("parts");
+    assert_eq!(started, all.len() as u64);
+    assert_eq!(all, s.db.export_all(None).expect("export_all"));
+    let mut one = Vec::new();
+    assert!(
+        s.db.export_session_parts("big", |part| gather(&mut one, part))
+            .expect("parts")
+    );
+    assert_eq!(
+        one,
+        vec![s.db.export_session("big").expect("export").expect("big")]
+    );
+    assert!(
+        !s.db
+            .export_session_parts("nope", |_| unreachable!())
+            .expect("parts")
+    );
+    // Break on the first message: one session started, nothing more.
+    let mut parts = 0;
+    let started =
+        s.db.export_all_parts(None, |part| {
+            parts += 1;
+            if matches!(part, ExportPart::Message(_)) {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        })
+        .expect("parts");
+    assert_eq!((started, parts), (1, 2));
 }
 
 /// `walk_messages` holds one message at a time: a session 10× longer needs
