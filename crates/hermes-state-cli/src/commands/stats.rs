@@ -103,7 +103,7 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
             let _ = writeln!(
                 text,
                 "  {}  {:>8}  {:>12}  {:>12}  {:>12}  {:>10}  {:>10}",
-                pad(&m.model, 28),
+                model_cell(&m.model, 28),
                 m.session_count,
                 count(m.total_input.unwrap_or(0)),
                 count(m.total_output.unwrap_or(0)),
@@ -127,7 +127,7 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
             let _ = writeln!(
                 text,
                 "  {}  {}  {:>5} calls  {:>12} in  {:>12} out  {:>10}",
-                pad(&u.model, 28),
+                model_cell(&u.model, 28),
                 pad(task, 12),
                 u.api_call_count,
                 count(u.input_tokens),
@@ -146,10 +146,18 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
                 pad(&s.id, 28),
                 count(s.total_tokens.unwrap_or(0)),
                 cost(s.estimated_cost_usd),
-                pad(s.model.as_deref().unwrap_or("-"), 20),
+                model_cell(s.model.as_deref().unwrap_or("-"), 20),
                 s.title.as_deref().unwrap_or("")
             );
         }
     }
     out.text(text)
+}
+
+/// A model in a column of `width`: cut from the provider side, never in its
+/// own name (`…/claude-sonnet-4-5`), padded; a name wider than that shows
+/// whole and pushes the row.
+fn model_cell(model: &str, width: usize) -> String {
+    let shown = crate::columns::shorten_model(model, width);
+    crate::columns::fit(&shown, width.max(crate::columns::width(&shown)))
 }

@@ -127,3 +127,25 @@ fn between_the_two_the_title_shrinks_before_the_model() {
         lines
     );
 }
+
+#[test]
+fn stats_never_cut_a_models_own_name() {
+    let env = Env::new();
+    let db = env.path("s.db");
+    let long = "openrouter/anthropic/claude-sonnet-4-5-20250929";
+    env.run(
+        &db,
+        &[
+            "sessions", "create", "--source", "cli", "--id", "m1", "--model", long,
+        ],
+    )
+    .ok();
+    let run = env.run(&db, &["stats"]).ok();
+    let row = run
+        .stdout
+        .lines()
+        .find(|l| l.contains("claude"))
+        .unwrap_or_else(|| panic!("no model row: {}", run.stdout));
+    assert!(row.contains("…/claude-sonnet-4-5-20250929"), "{row}");
+    assert!(!row.contains("openrouter"), "{row}");
+}
