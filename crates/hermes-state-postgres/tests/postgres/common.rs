@@ -1,22 +1,40 @@
 //! A fresh schema per test on the server `HERMES_STATE_TEST_PG_URL` names.
 
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use hermes_state_postgres::StoreUrl;
 
 /// The variable naming the test server.
 pub const PG_URL_VAR: &str = "HERMES_STATE_TEST_PG_URL";
 
+/// Tests share the server; the one that restarts it holds this exclusively,
+/// every other test holds it shared for its whole run.
+static SERVER: RwLock<()> = RwLock::new(());
+
+/// Exclusive use of the server (no other test of this binary runs meanwhile).
+pub fn server_exclusively() -> RwLockWriteGuard<'static, ()> {
+    SERVER.write().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// A schema that exists for one test and is dropped with this guard.
 pub struct TestSchema {
     pub url: StoreUrl,
     admin: String,
+    _shared: Option<RwLockReadGuard<'static, ()>>,
 }
 
 impl TestSchema {
     /// A new, unused schema name on the test server; `None` (after printing
     /// why) when no server is configured.
     pub fn new(test: &str) -> Option<TestSchema> {
+        let mut schema = TestSchema::unguarded(test)?;
+        schema._shared = Some(SERVER.read().unwrap_or_else(PoisonError::into_inner));
+        Some(schema)
+    }
+
+    /// [`TestSchema::new`] for a test that holds [`server_exclusively`] itself.
+    pub fn unguarded(test: &str) -> Option<TestSchema> {
         let Ok(admin) = std::env::var(PG_URL_VAR) else {
             println!("skipped: {PG_URL_VAR} is not set ({test} needs a PostgreSQL server)");
             return None;
@@ -35,7 +53,11 @@ impl TestSchema {
             .expect("HERMES_STATE_TEST_PG_URL parses")
             .with_schema(&name)
             .unwrap();
-        Some(TestSchema { url, admin })
+        Some(TestSchema {
+            url,
+            admin,
+            _shared: None,
+        })
     }
 
     /// A plain client on the test server (for raw checks).

@@ -48,7 +48,9 @@ fn writer_host() {
 
 #[test]
 fn several_hosts_write_through_a_server_restart() {
-    let Some(schema) = TestSchema::new("several hosts") else {
+    // It restarts the server: no other test of this binary may run meanwhile.
+    let _exclusive = crate::common::server_exclusively();
+    let Some(schema) = TestSchema::unguarded("several hosts") else {
         return;
     };
     let store = PgStore::open(&schema.url).unwrap();
