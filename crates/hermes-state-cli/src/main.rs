@@ -14,6 +14,7 @@ mod commands;
 mod confirm;
 mod error;
 mod files;
+mod interactive;
 mod output;
 mod pager;
 mod paging;
