@@ -162,6 +162,8 @@ pub struct App {
     pub notice: Option<String>,
     /// The screen shown.
     pub view: View,
+    /// Whether the screen may use colours (`NO_COLOR` unset).
+    pub colors: bool,
 }
 
 impl App {
@@ -177,6 +179,7 @@ impl App {
             width: 80,
             notice: None,
             view: View::List,
+            colors: true,
         }
     }
 

@@ -60,6 +60,12 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
         }
     }
     frame.render_widget(Paragraph::new(status_line(app)), status);
+    if !app.colors {
+        // NO_COLOR: no colour anywhere; bold, dim and reverse stay.
+        for cell in &mut frame.buffer_mut().content {
+            cell.set_fg(Color::Reset).set_bg(Color::Reset);
+        }
+    }
 }
 
 /// One row per hit: session, time, source, role, and the snippet with the

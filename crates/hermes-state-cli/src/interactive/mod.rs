@@ -44,6 +44,7 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     let sources = reads::recent_sources(&db).map_err(|e| ctx.fail(&e))?;
     let searcher = Searcher::new(&db, args, scope);
     let mut app = App::new(args.query.clone(), Filters::new(args, &sources));
+    app.colors = ctx.out.color;
     let resume = {
         let _guard = TerminalGuard::enter()?;
         run(&mut app, &searcher)?

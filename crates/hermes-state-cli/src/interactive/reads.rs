@@ -45,16 +45,18 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The answer to `query` under `filters`: an unparsable query is a
-    /// [`Outcome::Problem`] with the quoting hint, never an empty list.
+    /// The answer to `query` under `filters`. As `search` does, a query
+    /// that finds nothing because FTS5 cannot parse it is a
+    /// [`Outcome::Problem`] saying so, never an empty list.
     pub fn search(&self, query: &str, filters: &Filters) -> Outcome {
         if query.trim().is_empty() {
             return Outcome::Empty;
         }
-        if let Some(problem) = query_problem(query) {
-            return Outcome::Problem(problem.to_string());
-        }
         match self.hits(query, filters) {
+            Ok(hits) if hits.is_empty() => match query_problem(query) {
+                Some(problem) => Outcome::Problem(problem.to_string()),
+                None => Outcome::Hits(hits),
+            },
             Ok(hits) => Outcome::Hits(hits),
             Err(error) => Outcome::Failed(error.to_string()),
         }

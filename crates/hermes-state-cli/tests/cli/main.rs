@@ -18,6 +18,7 @@ mod demo;
 mod everyday;
 mod export_and_maintenance;
 mod export_streamed;
+mod interactive;
 mod messages_and_titles;
 mod navigation;
 mod read_only;

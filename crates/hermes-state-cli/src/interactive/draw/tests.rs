@@ -138,3 +138,20 @@ fn snippet_markers_become_highlighted_terms() {
     assert!(spans[1].style.add_modifier.contains(Modifier::BOLD));
     assert_eq!(spans[2].style, base);
 }
+
+#[test]
+fn no_color_draws_without_colours_but_keeps_the_selection_visible() {
+    let mut app = app("bike");
+    app.colors = false;
+    app.set_outcome(Outcome::Hits(vec![hit(1, "my >>>bike<<<")]));
+    let mut terminal = Terminal::new(TestBackend::new(80, 6)).expect("test backend");
+    terminal.draw(|frame| draw(frame, &mut app)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    assert!(
+        buffer
+            .content
+            .iter()
+            .all(|cell| cell.fg == Color::Reset && cell.bg == Color::Reset)
+    );
+    assert!(buffer[(0, 1)].modifier.contains(Modifier::REVERSED));
+}
