@@ -9,7 +9,7 @@ use hermes_state::SearchHit;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::filters::Filters;
-use super::wrap::wrap;
+use super::wrap::{indentation, wrap};
 
 /// What the event loop does after a key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -95,10 +95,13 @@ impl Reading {
                 .lines
                 .iter()
                 .flat_map(|line| {
-                    wrap(&line.text, width).into_iter().map(|text| ReadLine {
-                        text,
-                        kind: line.kind,
-                    })
+                    let hang = indentation(&line.text);
+                    wrap(&line.text, width, hang)
+                        .into_iter()
+                        .map(|text| ReadLine {
+                            text,
+                            kind: line.kind,
+                        })
                 })
                 .collect();
             if first {

@@ -21,6 +21,9 @@ const LIST_KEYS: &str = "↑↓ PgUp PgDn move · Enter read · Tab resume · Ct
 /// The keys of the conversation view.
 const READING_KEYS: &str = "↑↓ PgUp PgDn Home End scroll · Esc back · Tab resume · Ctrl-Y copy id";
 
+/// The widest session-id column of the list; longer ids are cut with `…`.
+const MAX_ID_WIDTH: usize = 40;
+
 /// The gutter in front of each conversation row (`▌ ` marks the hit).
 const GUTTER: u16 = 2;
 
@@ -84,11 +87,19 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
         frame.render_widget(Paragraph::new(Span::styled(message, style)), area);
         return;
     }
-    let rows: Vec<Line<'_>> = hits
-        .iter()
-        .enumerate()
-        .skip(app.top)
-        .take(usize::from(area.height))
+    let shown = || {
+        hits.iter()
+            .enumerate()
+            .skip(app.top)
+            .take(usize::from(area.height))
+    };
+    // One column for the ids on screen, as wide as the widest (within reason).
+    let id_width = shown()
+        .map(|(_, hit)| hit.session_id.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(MAX_ID_WIDTH);
+    let rows: Vec<Line<'_>> = shown()
         .map(|(i, hit)| {
             let selected = i == app.selected;
             let base = if selected {
@@ -103,7 +114,7 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
             let mut spans = vec![
                 Span::styled(if selected { "▶ " } else { "  " }, base),
                 Span::styled(
-                    format!("{}  ", hit.session_id),
+                    format!("{}  ", pad(&hit.session_id, id_width)),
                     base.add_modifier(Modifier::BOLD),
                 ),
                 Span::styled(

@@ -33,11 +33,17 @@ use self::filters::Filters;
 use self::reads::Searcher;
 use self::terminal::{TerminalGuard, copy_to_clipboard, require_terminal, terminal_error};
 use crate::cli::SearchArgs;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::store::{Access, Context};
 
 /// `search -i`
 pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
+    if ctx.out.json {
+        return Err(
+            CliError::usage("search -i draws a screen; --json does not apply")
+                .hint("drop --json, or drop -i for `search QUERY --json`"),
+        );
+    }
     require_terminal()?;
     let db = ctx.open(Access::Read)?;
     let scope = scope(ctx, &db, args)?;

@@ -312,6 +312,36 @@ fn an_unparsable_query_shows_its_problem_and_ctrl_y_copies_the_id_in_tmux() {
 }
 
 #[test]
+fn a_hit_in_a_compressed_session_resumes_its_continuation_in_tmux() {
+    require_tmux!();
+    let env = Env::new();
+    let db = env.demo("demo.db");
+    let tmux = Tmux::start(&env, &db, &[]);
+    tmux.wait_for_text("type a query");
+    // The first segment of the demo's compressed conversation.
+    let screen = tmux.type_query("900-line");
+    assert!(
+        Tmux::line(&screen, "▶ ").is_some_and(|l| l.starts_with("▶ demo-refactor  ")),
+        "{screen}"
+    );
+    // Its conversation view is the segment the hit is in ...
+    tmux.press("Enter");
+    let screen = tmux.wait_for_text("▌ ── user  #7");
+    assert!(
+        screen.contains("Session demo-refactor  “Refactor the config parser”"),
+        "{screen}"
+    );
+    // ... but resuming it means resuming where it went on: the continuation
+    // compression made (not the branch, not the delegate).
+    tmux.press("Tab");
+    let screen = tmux.wait_for_text(CLEAN_EXIT);
+    assert!(
+        screen.starts_with(&format!("hermes --resume demo-refactor-2\n{CLEAN_EXIT}\n")),
+        "{screen}"
+    );
+}
+
+#[test]
 fn search_i_refuses_to_run_without_a_terminal() {
     let env = Env::new();
     let db = env.demo("demo.db");
@@ -320,6 +350,10 @@ fn search_i_refuses_to_run_without_a_terminal() {
         .one_error_line()
         .stderr_has("search -i is interactive, but stdin and stdout are not terminals")
         .stderr_has("drop -i");
+    env.run(&db, &["--json", "search", "-i"])
+        .fails(2)
+        .one_error_line()
+        .stderr_has("search -i draws a screen; --json does not apply");
     // Without -i the query is still required.
     let run = env.run(&db, &["search"]);
     assert_eq!(run.code, 2, "{}", run.stderr);

@@ -155,3 +155,22 @@ fn no_color_draws_without_colours_but_keeps_the_selection_visible() {
     );
     assert!(buffer[(0, 1)].modifier.contains(Modifier::REVERSED));
 }
+
+#[test]
+fn ids_of_different_lengths_line_up_in_one_column() {
+    let mut app = app("parse");
+    let mut short = hit(1, ">>>parse<<<");
+    short.session_id = "demo-refactor".to_owned();
+    let mut long = hit(2, ">>>parse<<<");
+    long.session_id = "demo-refactor-docs".to_owned();
+    app.set_outcome(Outcome::Hits(vec![short, long]));
+    let rows = screen(&mut app, 100, 6);
+    assert!(
+        rows[1].starts_with("▶ demo-refactor       2026-07-24 12:00"),
+        "{rows:?}"
+    );
+    assert!(
+        rows[2].starts_with("  demo-refactor-docs  2026-07-24 12:00"),
+        "{rows:?}"
+    );
+}
