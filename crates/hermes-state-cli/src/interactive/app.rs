@@ -85,8 +85,9 @@ impl Reading {
     }
 
     /// Wraps the lines to `width` columns, for a view `height` rows high.
-    /// The first time, the view is scrolled so that the hit's heading is
-    /// near the top; a conversation shorter than the view is shown whole.
+    /// The first time, the view is scrolled so that the hit is in view, near
+    /// the top unless it fits below the session's header; a conversation
+    /// shorter than the view is shown whole.
     pub fn fit(&mut self, width: usize, height: usize) {
         if width != self.width {
             let first = self.width == 0;
@@ -110,7 +111,13 @@ impl Reading {
                     .iter()
                     .position(|l| l.kind == LineKind::HitHeading)
                     .unwrap_or(0);
-                self.scroll = hit.saturating_sub(HIT_MARGIN);
+                // From the top when the hit's first rows fit there (the
+                // session's header stays in view), else from just above it.
+                self.scroll = if hit + HIT_ROWS < height {
+                    0
+                } else {
+                    hit.saturating_sub(HIT_MARGIN)
+                };
             }
         }
         self.scroll = self
@@ -119,8 +126,10 @@ impl Reading {
     }
 }
 
-/// Lines of context kept above the hit when a conversation opens.
+/// Rows of context kept above the hit when a conversation opens scrolled.
 const HIT_MARGIN: usize = 2;
+/// Rows of the hit that must be in view for a conversation to open at its top.
+const HIT_ROWS: usize = 5;
 
 /// Which screen is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]

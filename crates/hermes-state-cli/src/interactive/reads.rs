@@ -131,8 +131,13 @@ impl<'a> Searcher<'a> {
             color: false,
         };
         let mut lines = Vec::new();
+        // Each line of `text`; an empty text is one blank line.
         let mut push = |text: &str, kind| {
-            lines.extend(text.lines().map(|line| ReadLine {
+            let mut rows: Vec<&str> = text.lines().collect();
+            if rows.is_empty() {
+                rows.push("");
+            }
+            lines.extend(rows.into_iter().map(|line| ReadLine {
                 text: line.to_owned(),
                 kind,
             }));
@@ -153,9 +158,10 @@ impl<'a> Searcher<'a> {
         for message in &around.window {
             let mut text = String::new();
             render_message(&mut text, &plain, message, Folding::default());
-            let (heading, body) = match message.id == message_id {
-                true => (LineKind::HitHeading, LineKind::HitBody),
-                false => (LineKind::Heading, LineKind::Body),
+            let (heading, body) = if message.id == message_id {
+                (LineKind::HitHeading, LineKind::HitBody)
+            } else {
+                (LineKind::Heading, LineKind::Body)
             };
             let mut rows = text.lines();
             if let Some(first) = rows.next() {

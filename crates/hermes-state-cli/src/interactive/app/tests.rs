@@ -272,6 +272,22 @@ fn a_conversation_shorter_than_the_view_is_shown_from_its_start() {
 }
 
 #[test]
+fn a_hit_near_the_start_opens_the_conversation_at_its_top() {
+    let mut app = app_with(1, 30);
+    app.show_reading(reading(100, 20));
+    let View::Reading(view) = &app.view else {
+        panic!("not reading");
+    };
+    assert_eq!(view.scroll, 0, "the hit's first rows fit below the header");
+    app.view = View::List;
+    app.show_reading(reading(100, 26));
+    let View::Reading(view) = &app.view else {
+        panic!("not reading");
+    };
+    assert_eq!(view.scroll, 24, "the hit two rows below the top");
+}
+
+#[test]
 fn a_key_clears_the_last_notice() {
     let mut app = app_with(3, 10);
     app.notice = Some("copied s1".to_owned());
