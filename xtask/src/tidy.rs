@@ -13,17 +13,25 @@ pub mod references;
 /// The crates in dependency order: each may depend only on those before it
 /// (and `schema` and `query`, siblings on `sqlite`, not on each other: see
 /// [`sibling_problems`]).
-pub const LAYERS: [&str; 6] = [
+pub const LAYERS: [&str; 7] = [
     "hermes-state-types",
     "hermes-state-sqlite",
     "hermes-state-schema",
     "hermes-state-query",
+    "hermes-state-postgres",
     "hermes-state",
     "hermes-state-cli",
 ];
 
 /// The library crates (everything but the binary, which may open files of its own).
-pub const LIBRARIES: [&str; 5] = [LAYERS[0], LAYERS[1], LAYERS[2], LAYERS[3], LAYERS[4]];
+pub const LIBRARIES: [&str; 6] = [
+    LAYERS[0], LAYERS[1], LAYERS[2], LAYERS[3], LAYERS[4], LAYERS[5],
+];
+
+/// The crates that issue DDL: the schema crate for SQLite files, the
+/// PostgreSQL backend for its own server schema (its migrations and the
+/// optional trigram index); no other crate creates or changes a schema.
+pub const DDL_CRATES: [&str; 2] = ["hermes-state-schema", "hermes-state-postgres"];
 
 /// The workspace root (the parent of `xtask/`).
 pub fn workspace_root() -> PathBuf {
@@ -282,7 +290,7 @@ pub fn ddl_problems() -> Result<Vec<String>> {
     ];
     let mut problems = Vec::new();
     let crates = workspace_root().join("crates");
-    for layer in LIBRARIES.iter().filter(|l| **l != "hermes-state-schema") {
+    for layer in LIBRARIES.iter().filter(|l| !DDL_CRATES.contains(l)) {
         for entry in walk(&crates.join(layer).join("src"))? {
             if entry.extension().is_none_or(|e| e != "rs") {
                 continue;
@@ -303,7 +311,7 @@ pub fn ddl_problems() -> Result<Vec<String>> {
                 let other = code.contains("ALTER TABLE") || code.contains("DROP VIEW");
                 if !temp_only && (other || DDL.iter().any(|ddl| code.contains(ddl))) {
                     problems.push(format!(
-                        "{}:{}: DDL outside hermes-state-schema",
+                        "{}:{}: DDL outside the schema crate and the PostgreSQL backend",
                         entry.display(),
                         number + 1
                     ));
@@ -390,6 +398,50 @@ mod tests {
             "closure is deep"
         );
         assert_eq!(layering_problems(&metadata), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_default_facade_links_no_postgresql_code() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let tree = |features: &[&str]| {
+            let output = Command::new(&cargo)
+                .args([
+                    "tree",
+                    "-p",
+                    "hermes-state",
+                    "-e",
+                    "normal",
+                    "--prefix",
+                    "none",
+                ])
+                .args(features)
+                .current_dir(workspace_root())
+                .output()
+                .expect("cargo tree");
+            assert!(
+                output.status.success(),
+                "{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            String::from_utf8_lossy(&output.stdout).into_owned()
+        };
+        let linked =
+            |tree: &str, name: &str| tree.lines().any(|l| l.starts_with(&format!("{name} ")));
+        let default = tree(&[]);
+        assert!(
+            linked(&default, "rusqlite"),
+            "the tree is computed: {default}"
+        );
+        for postgres in ["hermes-state-postgres", "postgres", "tokio-postgres"] {
+            assert!(
+                !linked(&default, postgres),
+                "the default build links {postgres}"
+            );
+        }
+        assert!(linked(
+            &tree(&["--features", "postgres"]),
+            "hermes-state-postgres"
+        ));
     }
 
     #[test]

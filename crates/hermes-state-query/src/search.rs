@@ -677,7 +677,7 @@ fn snippet_text(value: ValueRef<'_>) -> rusqlite::Result<String> {
 /// The text of a context entry (`api.md` §8.5): strings as they are; a
 /// multimodal list as its `text` parts joined by a space (or
 /// `[multimodal content]`); anything else empty; cut at 200 characters.
-fn context_preview(content: Option<hermes_state_types::Content>) -> String {
+pub fn context_preview(content: Option<hermes_state_types::Content>) -> String {
     use hermes_state_types::Content;
     use serde_json::Value;
     let text = match content {

@@ -31,6 +31,15 @@ pub enum ErrorKind {
     InvalidInput,
     /// An operating-system error: a folder could not be created, permissions could not be set.
     Io,
+    /// The database server cannot be reached, or the connection was lost
+    /// outside a transaction (a server backend only; a file store never
+    /// reports it). Trying again later can succeed.
+    Unavailable,
+    /// The connection was lost while a COMMIT was in flight: the write may or
+    /// may not have been committed. Never retried automatically, because
+    /// running it again could apply it twice; the caller decides, e.g. by
+    /// reading back what it wrote.
+    UnknownOutcome,
     /// Anything else, e.g. an unexpected SQLite error.
     Other,
 }
@@ -47,6 +56,8 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Constraint => "constraint violated",
             ErrorKind::InvalidInput => "invalid input",
             ErrorKind::Io => "I/O error",
+            ErrorKind::Unavailable => "database unavailable",
+            ErrorKind::UnknownOutcome => "outcome unknown",
             ErrorKind::Other => "other error",
         };
         f.write_str(text)

@@ -53,6 +53,10 @@ pub enum Error {
     /// The store was closed.
     #[error("the store is closed")]
     Closed,
+    /// The PostgreSQL backend failed (feature `postgres`).
+    #[cfg(feature = "postgres")]
+    #[error(transparent)]
+    Postgres(#[from] hermes_state_postgres::PgError),
 }
 
 impl Error {
@@ -69,6 +73,8 @@ impl Error {
             Error::TitleInUse { .. } => ErrorKind::Constraint,
             Error::Title(_) => ErrorKind::InvalidInput,
             Error::Closed => ErrorKind::Other,
+            #[cfg(feature = "postgres")]
+            Error::Postgres(error) => error.kind(),
         }
     }
 

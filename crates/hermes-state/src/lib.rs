@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod backend;
 mod cleanup;
 mod clock;
 mod conversation_search;
@@ -16,6 +17,8 @@ mod maintenance;
 pub mod malformed_repair;
 mod message_edits;
 mod messages;
+#[cfg(feature = "postgres")]
+mod migrate_to;
 pub mod paths;
 mod reads;
 mod repair;
@@ -25,6 +28,7 @@ mod session_updates;
 mod sessions;
 mod titles;
 
+pub use backend::{DATABASE_URL_VAR, SessionStore, StoreLocation, open_store, redact_postgres_url};
 pub use cleanup::{
     AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, SessionsImportReport,
 };
@@ -41,6 +45,9 @@ pub use export::{
     SessionExport,
 };
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
+/// The PostgreSQL backend (feature `postgres`).
+#[cfg(feature = "postgres")]
+pub use hermes_state_postgres as postgres;
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use hermes_state_query as query;
@@ -71,6 +78,8 @@ pub use hermes_state_types::{
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
+#[cfg(feature = "postgres")]
+pub use migrate_to::{MoveReport, SUPERSEDED_AT, SUPERSEDED_BY, migrate_postgres_to_sqlite};
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]

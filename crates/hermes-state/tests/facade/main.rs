@@ -9,6 +9,7 @@
 mod common;
 
 mod api;
+mod conformance;
 mod contention;
 mod coordination;
 mod default_path;

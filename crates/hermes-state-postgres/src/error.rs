@@ -1,0 +1,171 @@
+//! The backend's one error type, classified by SQLSTATE, never by message text.
+
+use hermes_state_types::ErrorKind;
+use postgres::error::SqlState;
+
+/// What went wrong in the PostgreSQL backend.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
+pub enum PgError {
+    /// The store URL or the schema name it names is not acceptable.
+    #[error("invalid store URL: {0}")]
+    InvalidUrl(String),
+    /// An argument was refused before anything was written.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The session the operation needs does not exist.
+    #[error("session not found: {0:?}")]
+    SessionNotFound(String),
+    /// The title is already used by another session.
+    #[error("title {title:?} is already in use by session {holder}")]
+    TitleInUse {
+        /// The refused title.
+        title: String,
+        /// The session holding it.
+        holder: String,
+    },
+    /// The schema does not hold a store, or holds an older one, and the
+    /// handle may not create or upgrade it (read-only).
+    #[error("schema {schema:?} {problem}")]
+    NoStore {
+        /// The PostgreSQL schema.
+        schema: String,
+        /// What is missing.
+        problem: String,
+    },
+    /// The store was written by a newer release (its migration ledger
+    /// names steps this library does not know).
+    #[error(
+        "schema {schema:?} is at PostgreSQL step {found}; this library knows steps up to {known}"
+    )]
+    SchemaTooNew {
+        /// The PostgreSQL schema.
+        schema: String,
+        /// The newest step recorded in the store.
+        found: i64,
+        /// The newest step this library has.
+        known: i64,
+    },
+    /// A write on a handle opened read-only.
+    #[error("the store is open read-only: {0}")]
+    ReadOnly(String),
+    /// The connection was lost while COMMIT was in flight.
+    #[error(
+        "{context}: the connection was lost during COMMIT; the write may or may not have been committed"
+    )]
+    UnknownOutcome {
+        /// What was being written.
+        context: String,
+    },
+    /// The target of a copy is not empty.
+    #[error("{0}")]
+    NotEmpty(String),
+    /// A copy's verification found a difference.
+    #[error("verification failed: {0}")]
+    Mismatch(String),
+    /// An error from the server or the connection.
+    #[error("{context}: {source}")]
+    Postgres {
+        /// What was being done.
+        context: String,
+        /// The client's error (with the server's SQLSTATE when it has one).
+        #[source]
+        source: postgres::Error,
+    },
+    /// An error from the migration runner.
+    #[error("migrating the PostgreSQL schema: {0}")]
+    Migration(String),
+}
+
+impl PgError {
+    /// The kind of the error, shared with the SQLite backend.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            PgError::InvalidUrl(_) | PgError::InvalidInput(_) | PgError::NotEmpty(_) => {
+                ErrorKind::InvalidInput
+            }
+            PgError::SessionNotFound(_) | PgError::NoStore { .. } => ErrorKind::NotFound,
+            PgError::TitleInUse { .. } => ErrorKind::Constraint,
+            PgError::SchemaTooNew { .. } => ErrorKind::SchemaTooNew,
+            PgError::ReadOnly(_) => ErrorKind::ReadOnly,
+            PgError::UnknownOutcome { .. } => ErrorKind::UnknownOutcome,
+            PgError::Mismatch(_) => ErrorKind::Corrupt,
+            PgError::Postgres { source, .. } => postgres_error_kind(source),
+            PgError::Migration(_) => ErrorKind::Other,
+        }
+    }
+
+    /// Wraps a client error with what was being done.
+    pub(crate) fn postgres(context: impl Into<String>, source: postgres::Error) -> PgError {
+        PgError::Postgres {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+/// The kind of a client error: by SQLSTATE when the server sent one;
+/// a closed connection or an I/O failure is [`ErrorKind::Unavailable`].
+pub fn postgres_error_kind(error: &postgres::Error) -> ErrorKind {
+    let Some(state) = error.code() else {
+        return if error.is_closed() || is_connection_failure(error) {
+            ErrorKind::Unavailable
+        } else {
+            ErrorKind::Other
+        };
+    };
+    sqlstate_kind(state)
+}
+
+/// The kind of a SQLSTATE.
+pub fn sqlstate_kind(state: &SqlState) -> ErrorKind {
+    if is_retryable(state) {
+        return ErrorKind::Busy;
+    }
+    match state.code() {
+        "25006" => ErrorKind::ReadOnly, // read_only_sql_transaction
+        "42501" => ErrorKind::ReadOnly, // insufficient_privilege
+        "22P02" | "22021" | "22001" | "54000" => ErrorKind::InvalidInput,
+        code if code.starts_with("23") => ErrorKind::Constraint,
+        code if code.starts_with("08") => ErrorKind::Unavailable,
+        "57P01" | "57P02" | "57P03" => ErrorKind::Unavailable,
+        "XX001" | "XX002" => ErrorKind::Corrupt,
+        _ => ErrorKind::Other,
+    }
+}
+
+/// The SQLSTATEs a whole write is run again for: a lock wait that ran out
+/// (`55P03`, from `lock_timeout` on the store's writer lock), a
+/// serialization failure (`40001`) and a deadlock (`40P01`).
+pub fn is_retryable(state: &SqlState) -> bool {
+    matches!(state.code(), "55P03" | "40001" | "40P01")
+}
+
+/// Whether the error is the client failing to reach or keep the server
+/// (no SQLSTATE: refused connection, reset, timeout).
+fn is_connection_failure(error: &postgres::Error) -> bool {
+    use std::error::Error as _;
+    let mut source = error.source();
+    while let Some(inner) = source {
+        if inner.is::<std::io::Error>() {
+            return true;
+        }
+        source = inner.source();
+    }
+    false
+}
+
+/// `Result` with [`PgError`].
+pub type Result<T, E = PgError> = std::result::Result<T, E>;
+
+/// Adds what was being done to a client error.
+pub(crate) trait Context<T> {
+    /// Wraps the error with `context`.
+    fn context(self, context: &str) -> Result<T>;
+}
+
+impl<T> Context<T> for std::result::Result<T, postgres::Error> {
+    fn context(self, context: &str) -> Result<T> {
+        self.map_err(|source| PgError::postgres(context, source))
+    }
+}

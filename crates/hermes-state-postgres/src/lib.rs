@@ -1,0 +1,174 @@
+//! The Hermes Agent session store on PostgreSQL.
+//!
+//! The same data model as SQLite's `state.db` at schema version 23 (the
+//! same tables, column names and order, keys and index names; types per
+//! docs/POSTGRES.md), one PostgreSQL schema per store, and the operations
+//! of the `hermes-state` facade with the same error kinds and write
+//! semantics: one transaction per operation under a per-store writer lock,
+//! the same retry policy, and a lost COMMIT reported as
+//! [`hermes_state_types::ErrorKind::UnknownOutcome`].
+//!
+//! The client is the sync `postgres` crate, which runs its own internal
+//! runtime: call this crate from ordinary threads, not from inside a Tokio
+//! runtime (the client panics there).
+
+mod content;
+pub mod copy;
+mod error;
+mod listing;
+mod messages;
+mod migrate;
+mod pool;
+pub mod rows;
+pub mod search;
+mod sessions;
+mod titles;
+mod transaction;
+mod url;
+
+use std::sync::Arc;
+
+pub use error::{PgError, Result, is_retryable, postgres_error_kind, sqlstate_kind};
+pub use migrate::{Capabilities, TRIGRAM_INDEX, known_step};
+pub use transaction::WRITE_PATIENCE;
+pub use url::{DEFAULT_SCHEMA, StoreUrl, validate_schema_name};
+
+use crate::error::Context;
+use crate::pool::Pool;
+
+/// A source of "now" in Unix seconds (the facade passes its clock).
+pub type NowFn = Arc<dyn Fn() -> f64 + Send + Sync>;
+
+/// A handle on one store: a schema in a PostgreSQL database. `Send + Sync`;
+/// share it between threads (it holds a small connection pool).
+pub struct PgStore {
+    pub(crate) pool: Pool,
+    read_only: bool,
+    capabilities: Capabilities,
+    now: NowFn,
+}
+
+impl std::fmt::Debug for PgStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgStore")
+            .field("url", self.pool.url())
+            .field("read_only", &self.read_only)
+            .field("capabilities", &self.capabilities)
+            .finish()
+    }
+}
+
+impl PgStore {
+    /// Opens the store the URL names for reading and writing, creating the
+    /// schema and its tables, or upgrading them, under the store's
+    /// migration lock.
+    ///
+    /// Errors: the server cannot be reached ([`hermes_state_types::ErrorKind::Unavailable`]),
+    /// a store written by a newer release ([`PgError::SchemaTooNew`]), a
+    /// role without the rights to create it (`ReadOnly`).
+    pub fn open(url: &StoreUrl) -> Result<PgStore> {
+        let mut client = pool::connect(url, false)?;
+        let capabilities = migrate::migrate(&mut client, url)?;
+        Ok(PgStore::with_pool(
+            Pool::new(url.clone(), false),
+            false,
+            capabilities,
+        ))
+    }
+
+    /// Opens an existing store read-only: no DDL, every transaction
+    /// read-only, writes refused with [`PgError::ReadOnly`]. A missing or
+    /// older store is refused; a newer one is read.
+    pub fn open_read_only(url: &StoreUrl) -> Result<PgStore> {
+        let mut client = pool::connect(url, true)?;
+        let capabilities = migrate::check_readable(&mut client, url)?;
+        Ok(PgStore::with_pool(
+            Pool::new(url.clone(), true),
+            true,
+            capabilities,
+        ))
+    }
+
+    fn with_pool(pool: Pool, read_only: bool, capabilities: Capabilities) -> PgStore {
+        PgStore {
+            pool,
+            read_only,
+            capabilities,
+            now: Arc::new(system_now),
+        }
+    }
+
+    /// The same handle with another clock (every "now" the store writes).
+    pub fn with_clock(mut self, now: NowFn) -> PgStore {
+        self.now = now;
+        self
+    }
+
+    /// Now, by the handle's clock.
+    pub fn now(&self) -> f64 {
+        (self.now)()
+    }
+
+    /// The store's URL (its `Display` has no password).
+    pub fn url(&self) -> &StoreUrl {
+        self.pool.url()
+    }
+
+    /// Whether the handle was opened read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// What the server offers beyond the required schema.
+    pub fn capabilities(&self) -> Capabilities {
+        self.capabilities
+    }
+
+    /// A `state_meta` value.
+    pub fn get_meta(&self, key: &str) -> Result<Option<String>> {
+        self.read(|tx| {
+            Ok(tx
+                .query_opt("SELECT value FROM state_meta WHERE key = $1", &[&key])
+                .context("reading state_meta")?
+                .and_then(|row| row.get(0)))
+        })
+    }
+
+    /// Sets a `state_meta` value.
+    pub fn set_meta(&self, key: &str, value: Option<&str>) -> Result<()> {
+        self.write("writing state_meta", |tx| {
+            tx.execute(
+                "INSERT INTO state_meta (key, value) VALUES ($1, $2) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[&key, &value],
+            )
+            .context("writing state_meta")?;
+            Ok(())
+        })
+    }
+
+    pub(crate) fn write<T>(
+        &self,
+        what: &str,
+        body: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        if self.read_only {
+            return Err(PgError::ReadOnly(what.to_owned()));
+        }
+        transaction::write(&self.pool, what, body)
+    }
+
+    pub(crate) fn read<T>(
+        &self,
+        body: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
+        transaction::read(&self.pool, body)
+    }
+}
+
+fn system_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or_default()
+}

@@ -1,0 +1,149 @@
+//! Message writes and reads (`api.md` §4, §5.1).
+
+use hermes_state_types::stored::{self, StoredToolCalls, StoredValue};
+use hermes_state_types::{Message, NewMessage};
+use postgres::Transaction;
+
+use crate::PgStore;
+use crate::content;
+use crate::error::{Context, Result};
+use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
+use crate::sessions::foreign_key_to_not_found;
+
+const INSERT_MESSAGE: &str = "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, api_content, display_kind, display_metadata)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 1, $18, $19, $20)
+RETURNING id";
+
+const COUNT_MESSAGE: &str = "UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + $2 WHERE id = $1";
+
+/// A message's columns as stored, computed before the transaction.
+struct Encoded {
+    content: Option<String>,
+    tool_calls: Option<String>,
+    tool_call_count: i64,
+    reasoning_details: Option<String>,
+    codex_reasoning_items: Option<String>,
+    codex_message_items: Option<String>,
+    display_metadata: Option<String>,
+    timestamp: f64,
+}
+
+impl Encoded {
+    fn new(message: &NewMessage, now: f64) -> Result<Encoded> {
+        let StoredToolCalls {
+            text: tool_calls,
+            count: tool_call_count,
+        } = stored::encode_tool_calls(message.tool_calls.as_ref());
+        let value = message
+            .content
+            .as_ref()
+            .map_or(StoredValue::Null, stored::encode_content);
+        let what = format!("a message of session {:?}", message.session_id);
+        Ok(Encoded {
+            content: content::to_pg(&value, &what)?,
+            tool_calls,
+            tool_call_count,
+            reasoning_details: stored::encode_json_field(message.reasoning_details.as_ref()),
+            codex_reasoning_items: stored::encode_json_field(
+                message.codex_reasoning_items.as_ref(),
+            ),
+            codex_message_items: stored::encode_json_field(message.codex_message_items.as_ref()),
+            display_metadata: stored::encode_json_field(message.display_metadata.as_ref()),
+            timestamp: message.timestamp.unwrap_or(now),
+        })
+    }
+}
+
+impl PgStore {
+    /// Appends a message and counts it in its session, in one transaction
+    /// (`api.md` §4); returns the new id. Errors:
+    /// [`crate::PgError::SessionNotFound`] for an unknown session.
+    pub fn append_message(&self, message: &NewMessage) -> Result<i64> {
+        let encoded = Encoded::new(message, self.now())?;
+        self.write("appending a message", |tx| insert(tx, message, &encoded))
+    }
+
+    /// Appends several messages in one transaction (all or none).
+    pub fn append_messages(&self, messages: &[NewMessage]) -> Result<Vec<i64>> {
+        let now = self.now();
+        let encoded = messages
+            .iter()
+            .map(|m| Encoded::new(m, now))
+            .collect::<Result<Vec<_>>>()?;
+        self.write("appending messages", |tx| {
+            messages
+                .iter()
+                .zip(&encoded)
+                .map(|(message, encoded)| insert(tx, message, encoded))
+                .collect()
+        })
+    }
+
+    /// The active messages of a session in insertion order (`api.md` §5.1).
+    pub fn get_messages(&self, session_id: &str) -> Result<Vec<Message>> {
+        let sql = format!(
+            "SELECT {} FROM messages m WHERE m.session_id = $1 AND m.active = 1 \
+             ORDER BY m.id",
+            select_list("m", &MESSAGE_COLUMNS)
+        );
+        self.read(|tx| {
+            Ok(tx
+                .query(&sql, &[&session_id])
+                .context("reading messages")?
+                .iter()
+                .map(message_from_row)
+                .collect())
+        })
+    }
+
+    /// The number of messages of one session, or of the whole store.
+    pub fn message_count(&self, session_id: Option<&str>) -> Result<i64> {
+        self.read(|tx| {
+            let row = match session_id {
+                Some(id) => tx.query_one(
+                    "SELECT count(*) FROM messages WHERE session_id = $1",
+                    &[&id],
+                ),
+                None => tx.query_one("SELECT count(*) FROM messages", &[]),
+            }
+            .context("counting messages")?;
+            Ok(row.get(0))
+        })
+    }
+}
+
+fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result<i64> {
+    let observed = i64::from(message.observed);
+    let row = tx
+        .query_one(
+            INSERT_MESSAGE,
+            &[
+                &message.session_id,
+                &message.role,
+                &e.content,
+                &message.tool_call_id,
+                &e.tool_calls,
+                &message.tool_name,
+                &message.effect_disposition,
+                &e.timestamp,
+                &message.token_count,
+                &message.finish_reason,
+                &message.reasoning,
+                &message.reasoning_content,
+                &e.reasoning_details,
+                &e.codex_reasoning_items,
+                &e.codex_message_items,
+                &message.platform_message_id,
+                &observed,
+                &message.api_content,
+                &message.display_kind,
+                &e.display_metadata,
+            ],
+        )
+        .map_err(|error| {
+            foreign_key_to_not_found(error, &message.session_id, "appending a message")
+        })?;
+    tx.execute(COUNT_MESSAGE, &[&message.session_id, &e.tool_call_count])
+        .context("counting the message")?;
+    Ok(row.get(0))
+}

@@ -1,0 +1,113 @@
+//! Unique titles (`api.md` §6), with the SQLite backend's rules.
+
+use hermes_state_query::titles::sanitize_title;
+use postgres::Transaction;
+
+use crate::PgStore;
+use crate::error::{Context, PgError, Result};
+
+/// How far a title moves up a compression lineage before giving up (a
+/// damaged store may hold a cycle).
+const MAX_LINEAGE_STEPS: usize = 10_000;
+
+impl PgStore {
+    /// Sets (or with `None` clears) a session's title (`api.md` §6.2); the
+    /// title is normalised first. `false` for an unknown session. A title held
+    /// by a compression ancestor moves to this session; held by any other
+    /// session it is refused ([`PgError::TitleInUse`]).
+    pub fn set_session_title(&self, session_id: &str, title: Option<&str>) -> Result<bool> {
+        let title = sanitize_title(title).map_err(|e| PgError::InvalidInput(e.to_string()))?;
+        self.write("setting a title", |tx| {
+            assign_title(tx, session_id, title.as_deref())
+        })
+    }
+
+    /// A session's title; `None` for an untitled or unknown session.
+    pub fn get_session_title(&self, session_id: &str) -> Result<Option<String>> {
+        self.read(|tx| {
+            Ok(tx
+                .query_opt("SELECT title FROM sessions WHERE id = $1", &[&session_id])
+                .context("reading a title")?
+                .and_then(|row| row.get(0)))
+        })
+    }
+
+    /// The session a title names (`api.md` §6.3): the newest numbered
+    /// continuation `<title> #N` if any, else the exact holder.
+    pub fn resolve_session_by_title(&self, title: &str) -> Result<Option<String>> {
+        let pattern = format!("{} #%", hermes_state_query::titles::escape_like(title));
+        self.read(|tx| {
+            let numbered = tx
+                .query_opt(
+                    "SELECT id FROM sessions WHERE title LIKE $1 ESCAPE '\\' \
+                     ORDER BY started_at DESC LIMIT 1",
+                    &[&pattern],
+                )
+                .context("resolving a title")?;
+            if let Some(row) = numbered {
+                return Ok(Some(row.get(0)));
+            }
+            Ok(tx
+                .query_opt("SELECT id FROM sessions WHERE title = $1", &[&title])
+                .context("resolving a title")?
+                .map(|row| row.get(0)))
+        })
+    }
+}
+
+fn assign_title(tx: &mut Transaction<'_>, session_id: &str, title: Option<&str>) -> Result<bool> {
+    if let Some(title) = title {
+        let holder: Option<String> = tx
+            .query_opt("SELECT id FROM sessions WHERE title = $1", &[&title])
+            .context("looking up a title")?
+            .map(|row| row.get(0));
+        if let Some(holder) = holder.filter(|holder| holder != session_id) {
+            if !is_compression_ancestor(tx, session_id, &holder)? {
+                return Err(PgError::TitleInUse {
+                    title: title.to_owned(),
+                    holder,
+                });
+            }
+            tx.execute("UPDATE sessions SET title = NULL WHERE id = $1", &[&holder])
+                .context("moving a title from a compression ancestor")?;
+        }
+    }
+    let changed = tx
+        .execute(
+            "UPDATE sessions SET title = $1 WHERE id = $2",
+            &[&title, &session_id],
+        )
+        .context("setting a title")?;
+    Ok(changed > 0)
+}
+
+fn is_compression_ancestor(
+    tx: &mut Transaction<'_>,
+    session_id: &str,
+    ancestor_id: &str,
+) -> Result<bool> {
+    let mut seen = vec![session_id.to_owned()];
+    let mut current = session_id.to_owned();
+    for _ in 0..MAX_LINEAGE_STEPS {
+        let parent = tx
+            .query_opt(
+                "SELECT p.id, p.end_reason FROM sessions c JOIN sessions p \
+                 ON p.id = c.parent_session_id WHERE c.id = $1",
+                &[&current],
+            )
+            .context("walking compression ancestors")?;
+        let Some(row) = parent else {
+            return Ok(false);
+        };
+        let (parent, end_reason): (String, Option<String>) = (row.get(0), row.get(1));
+        if end_reason.as_deref() != Some("compression") || seen.contains(&parent) {
+            return Ok(false);
+        }
+        if parent == ancestor_id {
+            return Ok(true);
+        }
+        seen.push(parent.clone());
+        current = parent;
+    }
+    Ok(false)
+}

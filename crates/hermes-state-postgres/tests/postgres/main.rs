@@ -1,0 +1,9 @@
+//! The PostgreSQL backend against a real server: `HERMES_STATE_TEST_PG_URL`
+//! names it (`.ci/run` starts one, so CI never skips); without it each test
+//! prints `skipped: …` and returns. Every test works in a fresh schema,
+//! dropped afterwards.
+
+mod common;
+mod hosts;
+mod open_and_migrate;
+mod writes;

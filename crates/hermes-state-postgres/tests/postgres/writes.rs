@@ -1,0 +1,104 @@
+//! The write path: one transaction per operation, the store's writer lock,
+//! typed errors.
+
+use std::time::Duration;
+
+use hermes_state_postgres::PgStore;
+use hermes_state_types::{ErrorKind, NewMessage, NewSession};
+
+use crate::common::TestSchema;
+
+#[test]
+fn an_append_to_an_unknown_session_writes_nothing() {
+    let Some(schema) = TestSchema::new("unknown session") else {
+        return;
+    };
+    let store = PgStore::open(&schema.url).unwrap();
+    let error = store
+        .append_message(&NewMessage::new("ghost", "user").content("hi"))
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::NotFound);
+    assert_eq!(store.message_count(None).unwrap(), 0);
+}
+
+#[test]
+fn a_held_writer_lock_makes_writers_wait_not_fail() {
+    let Some(schema) = TestSchema::new("writer lock") else {
+        return;
+    };
+    let store = PgStore::open(&schema.url).unwrap();
+    store.create_session(&NewSession::new("s", "cli")).unwrap();
+    // Another host holds the store's writer lock for a while.
+    let mut other = schema.client();
+    let mut tx = other.transaction().unwrap();
+    tx.execute(
+        "SELECT pg_advisory_xact_lock(hashtextextended('hermes-state write ' || $1, 0))",
+        &[&schema.url.schema()],
+    )
+    .unwrap();
+    let appender = std::thread::spawn({
+        let url = schema.url.clone();
+        move || {
+            let store = PgStore::open(&url).unwrap();
+            store.append_message(&NewMessage::new("s", "user").content("after the lock"))
+        }
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        store.message_count(None).unwrap(),
+        0,
+        "a write ran while another held the lock"
+    );
+    tx.commit().unwrap();
+    appender
+        .join()
+        .unwrap()
+        .expect("the waiting write succeeds once the lock is free");
+    assert_eq!(store.message_count(Some("s")).unwrap(), 1);
+    assert_eq!(
+        store.get_session("s").unwrap().unwrap().message_count,
+        Some(1)
+    );
+}
+
+#[test]
+fn content_of_every_kind_round_trips() {
+    let Some(schema) = TestSchema::new("content") else {
+        return;
+    };
+    let store = PgStore::open(&schema.url).unwrap();
+    store.create_session(&NewSession::new("s", "cli")).unwrap();
+    let structured = serde_json::json!([{"type": "text", "text": "look"}, {"type": "image_url"}]);
+    store
+        .append_message(&NewMessage::new("s", "user").content("plain"))
+        .unwrap();
+    store
+        .append_message(
+            &NewMessage::new("s", "user")
+                .content(hermes_state_types::Content::Structured(structured.clone())),
+        )
+        .unwrap();
+    store
+        .append_message(
+            &NewMessage::new("s", "tool")
+                .content(hermes_state_types::Content::Bytes(vec![0, 1, 255])),
+        )
+        .unwrap();
+    let messages = store.get_messages("s").unwrap();
+    assert_eq!(
+        messages[0].content,
+        Some(hermes_state_types::Content::Text("plain".into()))
+    );
+    assert_eq!(
+        messages[1].content,
+        Some(hermes_state_types::Content::Structured(structured))
+    );
+    assert_eq!(
+        messages[2].content,
+        Some(hermes_state_types::Content::Bytes(vec![0, 1, 255]))
+    );
+    let refused = store
+        .append_message(&NewMessage::new("s", "user").content("nul\0inside"))
+        .unwrap_err();
+    assert_eq!(refused.kind(), ErrorKind::InvalidInput);
+}

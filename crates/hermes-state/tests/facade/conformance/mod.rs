@@ -1,0 +1,13 @@
+//! One conformance suite for every backend: each case runs through
+//! `dyn SessionStore` on SQLite always, and on PostgreSQL whenever
+//! `HERMES_STATE_TEST_PG_URL` names a server (`.ci/run` starts one, so CI
+//! never skips it; a local run without it prints `skipped:`). Where the
+//! backends may differ (ranking, snippet windows), the case says so and
+//! compares what both guarantee.
+
+mod backends;
+mod moving;
+mod search;
+mod sessions;
+
+pub use backends::backends;
