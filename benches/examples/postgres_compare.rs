@@ -16,7 +16,7 @@
 //! drops it at the end (kept with `HERMES_STATE_BENCH_KEEP=1`, for `EXPLAIN`).
 
 // A command-line tool: the figures go to stdout.
-#![allow(clippy::print_stdout)]
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 use std::time::Instant;
 
 use hermes_state::{NewMessage, NewSession, SessionDb, SessionStore, StoreLocation, open_store};

@@ -41,6 +41,10 @@ pub struct Cli {
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub verbose: u8,
 
+    /// Human times (and dates given to --since/--until) in UTC instead of the local time zone
+    #[arg(long, global = true)]
+    pub utc: bool,
+
     /// Which source the session argument `latest` means the newest session of
     #[arg(long, global = true, value_name = "SOURCE")]
     pub latest_source: Option<String>,
@@ -136,7 +140,7 @@ pub enum SessionsCommand {
     /// Delete every message of a session, keeping the session
     Clear(ClearArgs),
     /// The session's ancestors and descendants, as a tree
-    Lineage(IdArg),
+    Lineage(LineageArgs),
     /// Hide a session's whole compression lineage from the session picker
     Archive(IdArg),
     /// Show an archived compression lineage in the session picker again
@@ -193,6 +197,16 @@ pub struct RestoreArgs {
     /// Only rewound messages with this id or a later one [default: every rewound message]
     #[arg(long, value_name = "MESSAGE_ID")]
     pub since: Option<i64>,
+}
+
+/// `sessions lineage`
+#[derive(Debug, Args)]
+pub struct LineageArgs {
+    /// The session id
+    pub id: String,
+    /// Output: table (the tree, default), json (= --json), jsonl or csv (one session per row, root first, with its relation)
+    #[arg(long, value_enum)]
+    pub format: Option<RowFormat>,
 }
 
 /// A session id.
@@ -486,7 +500,7 @@ pub struct SearchArgs {
     #[command(flatten)]
     pub window: TimeWindow,
     /// One result per conversation (a session and its compression continuations): best hit, title, hits, time span; --limit/--offset count conversations
-    #[arg(long, conflicts_with_all = ["session", "since", "until"])]
+    #[arg(long)]
     pub by_conversation: bool,
     /// Output: table (default), json (= --json), jsonl (one hit per line), csv (with a header)
     #[arg(long, value_enum)]
@@ -502,6 +516,12 @@ pub struct StatsArgs {
     /// Sessions started in this window
     #[command(flatten)]
     pub window: TimeWindow,
+    /// Output: table (default), json (= --json: the whole report), jsonl or csv (the rows of --rows)
+    #[arg(long, value_enum)]
+    pub format: Option<RowFormat>,
+    /// Which rows: per model [default for jsonl/csv], per model and task, or the top sessions; in a table, only that section
+    #[arg(long, value_enum)]
+    pub rows: Option<crate::commands::stats::StatsRows>,
 }
 
 /// Export formats.
@@ -574,10 +594,10 @@ pub struct PruneArgs {
     /// Confirmation (not needed with --dry-run).
     #[command(flatten)]
     pub consent: YesArg,
-    /// Started before this time: Unix seconds or YYYY-MM-DD (UTC); replaces --older-than-days
+    /// Started before this time: Unix seconds or YYYY-MM-DD (local time; UTC with --utc); replaces --older-than-days
     #[arg(long, value_name = "WHEN", value_parser = crate::time_window::parse_when, conflicts_with = "older_than_days")]
     pub started_before: Option<f64>,
-    /// Started after this time: Unix seconds or YYYY-MM-DD (UTC)
+    /// Started after this time: Unix seconds or YYYY-MM-DD (local time; UTC with --utc)
     #[arg(long, value_name = "WHEN", value_parser = crate::time_window::parse_when)]
     pub started_after: Option<f64>,
     /// The title contains this text (ASCII case-insensitive)

@@ -10,11 +10,14 @@
 //! lints therefore need no exception here.
 
 mod cli;
+mod clock;
+mod columns;
 mod commands;
 mod confirm;
 mod error;
 mod files;
 mod interactive;
+mod local_time;
 mod output;
 mod pager;
 mod paging;
@@ -49,6 +52,8 @@ fn main() -> ExitCode {
         );
     }));
 
+    // The zone of human times, needed by clap's parsers of dates (`--since`).
+    local_time::choose(local_time::utc_flag_in(std::env::args_os()));
     // clap prints its own usage errors and exits 2 (0 for --help / --version).
     let cli = Cli::parse();
     let out = Output::new(cli.json, cli.quiet, cli.verbose);

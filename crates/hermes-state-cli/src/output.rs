@@ -8,6 +8,7 @@ use std::io::{self, IsTerminal, Write};
 use serde_json::Value;
 
 use crate::error::{CliError, CliResult};
+use crate::local_time;
 
 /// Where and how results are printed.
 #[derive(Debug, Clone, Copy)]
@@ -157,37 +158,37 @@ pub fn pad(text: &str, width: usize) -> String {
     format!("{short}{}", " ".repeat(width.saturating_sub(count)))
 }
 
-/// Unix seconds as `YYYY-MM-DD HH:MM` (UTC).
+/// Unix seconds as `YYYY-MM-DD HH:MM` in the zone of human output
+/// (local, or UTC with `--utc`: [`crate::local_time`]).
 pub fn datetime(timestamp: f64) -> String {
-    let (date, time) = civil(timestamp);
+    let (date, time) = local_time::civil(timestamp);
     format!("{date} {}", &time[..5])
 }
 
-/// Unix seconds as `YYYY-MM-DD HH:MM:SS` (UTC).
+/// Unix seconds as `YYYY-MM-DD HH:MM:SS` in the zone of human output.
 pub fn datetime_seconds(timestamp: f64) -> String {
-    let (date, time) = civil(timestamp);
+    let (date, time) = local_time::civil(timestamp);
     format!("{date} {time}")
 }
 
-/// Unix seconds as (`YYYY-MM-DD`, `HH:MM:SS`), UTC.
-fn civil(timestamp: f64) -> (String, String) {
-    let secs = if timestamp.is_finite() {
-        timestamp.floor() as i64
-    } else {
-        0
-    };
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (year, month, day) = hermes_state_types::civil::civil_from_days(days);
-    (
-        format!("{year:04}-{month:02}-{day:02}"),
-        format!("{:02}:{:02}:{:02}", rem / 3600, (rem % 3600) / 60, rem % 60),
+/// [`datetime`] followed by the zone's name: `2026-07-24 19:00 JST`.
+pub fn when(timestamp: f64) -> String {
+    format!("{} {}", datetime(timestamp), local_time::label(timestamp))
+}
+
+/// [`datetime_seconds`] followed by the zone's name.
+pub fn when_seconds(timestamp: f64) -> String {
+    format!(
+        "{} {}",
+        datetime_seconds(timestamp),
+        local_time::label(timestamp)
     )
 }
 
-/// A compact `YYYYMMDD_HHMMSS` stamp (UTC) for new session ids.
+/// A compact `YYYYMMDD_HHMMSS` stamp (UTC, whatever the display zone) for
+/// new session ids.
 pub fn id_stamp(timestamp: f64) -> String {
-    let (date, time) = civil(timestamp);
+    let (date, time) = local_time::utc_civil(timestamp);
     format!("{}_{}", date.replace('-', ""), time.replace(':', ""))
 }
 

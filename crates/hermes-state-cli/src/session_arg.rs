@@ -185,8 +185,8 @@ fn session_args<'a>(command: &'a mut Command, source: &mut Option<String>) -> Ve
             SessionsCommand::Rewind(args) => vec![&mut args.id],
             SessionsCommand::Restore(args) => vec![&mut args.id],
             SessionsCommand::Clear(args) => vec![&mut args.id],
+            SessionsCommand::Lineage(args) => vec![&mut args.id],
             SessionsCommand::Reopen(args)
-            | SessionsCommand::Lineage(args)
             | SessionsCommand::Archive(args)
             | SessionsCommand::Unarchive(args)
             | SessionsCommand::Pin(args)

@@ -1,23 +1,24 @@
 //! `--since` / `--until`: one parser for every command that takes a time
 //! window, and the window itself.
 //!
-//! A bound is a date (`2026-07-24`, its UTC midnight), a date and time
-//! (`2026-07-24T09:30`, `2026-07-24 09:30:15`, UTC: the CLI prints UTC
-//! everywhere, so it reads UTC too), a relative age (`30m`, `3h`, `2d`, `1w`,
-//! `45s`: that long before now) or Unix seconds. `--since` is inclusive,
+//! A bound is a date (`2026-07-24`, its midnight), a date and time
+//! (`2026-07-24T09:30`, `2026-07-24 09:30:15`), both read in the zone the CLI
+//! prints times in (local, UTC with `--utc`: [`crate::local_time`]), so a
+//! time copied from a listing means what it showed; a trailing `Z`
+//! (`2026-07-24T09:30Z`) reads UTC whatever the zone. Also a relative age
+//! (`30m`, `3h`, `2d`, `1w`, `45s`: that long before now, [`crate::clock`])
+//! or Unix seconds. `--since` is inclusive,
 //! `--until` exclusive, so `--since D --until D+1` is exactly day D.
-
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use clap::Args;
 
 /// The `--since` / `--until` flags, flattened into a command's arguments.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct TimeWindow {
-    /// Only from this time on: YYYY-MM-DD, YYYY-MM-DDTHH:MM (UTC), an age (30m, 3h, 2d, 1w) or Unix seconds
+    /// Only from this time on: YYYY-MM-DD, YYYY-MM-DDTHH:MM (local time; UTC with --utc or a trailing Z), an age (30m, 3h, 2d, 1w) or Unix seconds
     #[arg(long, value_name = "WHEN", value_parser = parse_when)]
     pub since: Option<f64>,
-    /// Only before this time: YYYY-MM-DD, YYYY-MM-DDTHH:MM (UTC), an age (30m, 3h, 2d, 1w) or Unix seconds
+    /// Only before this time: YYYY-MM-DD, YYYY-MM-DDTHH:MM (local time; UTC with --utc or a trailing Z), an age (30m, 3h, 2d, 1w) or Unix seconds
     #[arg(long, value_name = "WHEN", value_parser = parse_when)]
     pub until: Option<f64>,
 }
@@ -58,11 +59,7 @@ pub fn earlier(a: Option<f64>, b: Option<f64>) -> Option<f64> {
 
 /// Parses a bound relative to the current time (clap's value parser).
 pub fn parse_when(text: &str) -> Result<f64, String> {
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0);
-    parse_when_at(text, now)
+    parse_when_at(text, crate::clock::now())
 }
 
 /// Parses a bound, ages counted back from `now` (Unix seconds).
@@ -70,7 +67,7 @@ pub fn parse_when_at(text: &str, now: f64) -> Result<f64, String> {
     let text = text.trim();
     let expected = || {
         format!(
-            "{text:?}: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM (UTC), an age such as 30m, 3h, 2d, 1w, or Unix seconds"
+            "{text:?}: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM, an age such as 30m, 3h, 2d, 1w, or Unix seconds"
         )
     };
     if let Some(age) = parse_age(text) {
@@ -93,7 +90,12 @@ pub fn parse_when_at(text: &str, now: f64) -> Result<f64, String> {
         None => return Err(expected()),
         Some(clock) => parse_clock(clock).ok_or_else(expected)??,
     };
-    Ok((day * 86_400 + time) as f64)
+    let wall = day * 86_400 + time;
+    if rest.ends_with(['Z', 'z']) {
+        Ok(wall as f64)
+    } else {
+        Ok(crate::local_time::wall_to_unix(wall))
+    }
 }
 
 /// `30m`, `3h`, `2d`, `1w`, `45s` in seconds; `None` when it is not an age.

@@ -12,16 +12,22 @@
 //! runtime: call this crate from ordinary threads, not from inside a Tokio
 //! runtime (the client panics there).
 
+mod accounting;
 mod content;
+mod coordination;
 pub mod copy;
 mod error;
+mod lineage;
 mod listing;
+mod message_reads;
 mod messages;
 mod migrate;
 mod pool;
+mod prune;
 pub mod rows;
 pub mod search;
 mod sessions;
+mod stats;
 mod titles;
 mod transaction;
 mod url;
@@ -134,7 +140,9 @@ impl PgStore {
         })
     }
 
-    /// Sets a `state_meta` value.
+    /// Sets a `state_meta` value (`api.md` §12.4), replacing any previous
+    /// one; `None` stores NULL. (`SessionDb::set_meta` takes a `&str`; the
+    /// `SessionStore` seam passes `Some`.)
     pub fn set_meta(&self, key: &str, value: Option<&str>) -> Result<()> {
         self.write("writing state_meta", |tx| {
             tx.execute(

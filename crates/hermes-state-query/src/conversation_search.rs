@@ -16,6 +16,10 @@
 //! hit seen of a conversation is its best one (best rank, or newest/oldest as
 //! the sort says), and conversations come out in the order of their best
 //! hits.
+//!
+//! A [`ConversationScope`] narrows which hits count — to some sessions (one
+//! lineage, say) and to a time window — before they are grouped, so the
+//! counts and spans describe the hits in scope only.
 
 use std::collections::{HashMap, HashSet};
 
@@ -60,6 +64,42 @@ pub struct ConversationHit {
     pub last_timestamp: f64,
 }
 
+/// Which hits count, beyond the filters of [`SearchOptions`]: the default
+/// scope takes every hit.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ConversationScope {
+    /// Only hits in these sessions (`None`: any session).
+    pub sessions: Option<HashSet<String>>,
+    /// Only hits sent at or after this time (Unix seconds, inclusive).
+    pub since: Option<f64>,
+    /// Only hits sent before this time (Unix seconds, exclusive).
+    pub until: Option<f64>,
+}
+
+impl ConversationScope {
+    /// Whether a hit is in scope.
+    fn takes(&self, hit: &SearchHit) -> bool {
+        let t = hit.timestamp;
+        self.since.is_none_or(|since| t >= since)
+            && self.until.is_none_or(|until| t < until)
+            && self
+                .sessions
+                .as_ref()
+                .is_none_or(|ids| ids.contains(&hit.session_id))
+    }
+
+    /// Whether no later hit of a search in time order (`newest`/`oldest`)
+    /// can be in the window: reading can stop.
+    fn is_past(&self, hit: &SearchHit, sort: Option<&str>) -> bool {
+        let t = hit.timestamp;
+        match sort {
+            Some("newest") => self.since.is_some_and(|since| t < since),
+            Some("oldest") => self.until.is_some_and(|until| t >= until),
+            _ => false,
+        }
+    }
+}
+
 /// The parent of a session when the session is its compression continuation.
 fn continued_from_sql() -> String {
     format!(
@@ -81,6 +121,18 @@ pub fn search_conversations(
     options: &SearchOptions,
     caps: FtsCapabilities,
 ) -> Result<Vec<ConversationHit>, QueryError> {
+    search_conversations_in(conn, query, options, &ConversationScope::default(), caps)
+}
+
+/// [`search_conversations`] over the hits `scope` takes only; the reading
+/// bound ([`MAX_HITS_READ`]) counts every hit read, in scope or not.
+pub fn search_conversations_in(
+    conn: &Connection,
+    query: &str,
+    options: &SearchOptions,
+    scope: &ConversationScope,
+    caps: FtsCapabilities,
+) -> Result<Vec<ConversationHit>, QueryError> {
     let wanted = options.offset as usize + options.limit as usize;
     let mut grouping = Grouping::new(conn);
     let mut page = SearchOptions {
@@ -92,12 +144,19 @@ pub fn search_conversations(
     loop {
         let hits = search_messages(conn, query, &page, caps)?;
         let count = hits.len();
+        let mut past = false;
         for hit in hits {
-            grouping.add(hit)?;
+            if scope.is_past(&hit, options.sort.as_deref()) {
+                past = true;
+                break;
+            }
+            if scope.takes(&hit) {
+                grouping.add(hit)?;
+            }
         }
         read += count;
         let filled = grouping.conversations.len() >= wanted;
-        if count < PAGE_HITS as usize || (filled && read >= MAX_HITS_READ) {
+        if past || count < PAGE_HITS as usize || (filled && read >= MAX_HITS_READ) {
             break;
         }
         let Some(next) = page.offset.checked_add(PAGE_HITS) else {

@@ -110,3 +110,51 @@ pub fn message_count_of_source(conn: &Connection, source: &str) -> Result<i64, Q
     .context("counting messages")
     .map_err(Into::into)
 }
+
+/// The rows [`get_messages`] would return (every page), counted.
+pub fn count_session_messages(
+    conn: &Connection,
+    session_id: &str,
+    include_inactive: bool,
+) -> Result<u64, QueryError> {
+    let sql = if include_inactive {
+        "SELECT COUNT(*) FROM messages WHERE session_id = ?1"
+    } else {
+        "SELECT COUNT(*) FROM messages WHERE session_id = ?1 AND active = 1"
+    };
+    conn.query_row(sql, [session_id], |r| r.get::<_, i64>(0))
+        .context("counting messages")
+        .map(|n| n.max(0) as u64)
+        .map_err(Into::into)
+}
+
+/// Hands the rows [`get_messages`] would return to `each`, one at a time as
+/// the statement steps, so memory holds one message, not the session
+/// (SQLite's sorter for `ORDER BY id` spills to temporary storage past its
+/// cache). `each` returning [`ControlFlow::Break`] stops the walk. Returns
+/// how many messages were handed over.
+pub fn for_each_message(
+    conn: &Connection,
+    session_id: &str,
+    include_inactive: bool,
+    mut each: impl FnMut(Message) -> std::ops::ControlFlow<()>,
+) -> Result<u64, QueryError> {
+    const WHAT: &str = "reading messages";
+    let sql = if include_inactive {
+        "SELECT * FROM messages WHERE session_id = ?1 ORDER BY id"
+    } else {
+        "SELECT * FROM messages WHERE session_id = ?1 AND active = 1 ORDER BY id"
+    };
+    let mut stmt = conn.prepare(sql).context(WHAT)?;
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    let mut rows = stmt.query([session_id]).context(WHAT)?;
+    let mut handed = 0;
+    while let Some(row) = rows.next().context(WHAT)? {
+        let message = message_from_row(row, &columns).context(WHAT)?;
+        handed += 1;
+        if each(message).is_break() {
+            break;
+        }
+    }
+    Ok(handed)
+}

@@ -4,6 +4,8 @@
 //! built. The facade runs that SQL inside its write transaction to prune or
 //! archive, and on a read connection to list.
 
+use std::path::{Path, PathBuf};
+
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 
@@ -221,4 +223,107 @@ pub fn list_prune_candidates(
         params_from_iter(&candidates.conditions.params),
         "listing prune candidates",
     )
+}
+
+/// Which sessions a prune removes (`api.md` §11.3), for every backend:
+/// `prune_sessions` removes, `list_prune_candidates` lists and
+/// `archive_sessions` archives the same sessions for the same options
+/// (`older_than_days`, `source` and `filters` select them).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PruneOptions {
+    /// Only sessions started more than this many days ago; `None` means no
+    /// age bound. Default 90, as the original. Must be finite. Ignored when
+    /// [`PruneFilters::started_before`] is given.
+    pub older_than_days: Option<f64>,
+    /// Only sessions of this source (when `Some` and non-empty).
+    pub source: Option<String>,
+    /// The original's optional keyword filters (`api.md` §11.3).
+    pub filters: PruneFilters,
+    /// Write nothing: `prune_sessions` lists what it would prune,
+    /// `archive_sessions` counts what it would archive.
+    pub dry_run: bool,
+    /// Where the agent keeps transcripts: after pruning, `<dir>/<id>.json`,
+    /// `<dir>/<id>.jsonl` and `<dir>/request_dump_<id>_*.json` of each pruned
+    /// session are deleted (errors ignored; [`remove_transcripts`]).
+    pub sessions_dir: Option<PathBuf>,
+}
+
+impl Default for PruneOptions {
+    fn default() -> Self {
+        PruneOptions {
+            older_than_days: Some(90.0),
+            source: None,
+            filters: PruneFilters::default(),
+            dry_run: false,
+            sessions_dir: None,
+        }
+    }
+}
+
+impl PruneOptions {
+    /// The first float of the selection that is not finite
+    /// (`older_than_days`, then the filters' bounds), by name; a caller
+    /// refuses it as invalid input before selecting anything.
+    pub fn non_finite(&self) -> Option<(&'static str, f64)> {
+        self.older_than_days
+            .filter(|days| !days.is_finite())
+            .map(|days| ("older_than_days", days))
+            .or_else(|| self.filters.non_finite())
+    }
+
+    /// The sessions these options select at time `now` (check
+    /// [`PruneOptions::non_finite`] first). `dry_run` and `sessions_dir` play
+    /// no part in the selection.
+    pub fn candidates(&self, now: f64) -> PruneCandidates {
+        PruneCandidates::new(
+            self.older_than_days,
+            self.source.as_deref(),
+            &self.filters,
+            now,
+        )
+    }
+}
+
+/// What a prune removed (or, in a dry run, would remove).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PruneReport {
+    /// Number of sessions.
+    pub count: usize,
+    /// Their ids, oldest start first.
+    pub ids: Vec<String>,
+}
+
+/// Deletes the transcript files of deleted sessions, as the original
+/// (`api.md` §11.3, §11.6): `<id>.json`, `<id>.jsonl`,
+/// `request_dump_<id>_*.json`; errors ignored. The one transcript removal of
+/// prunes (on every backend) and of single and batch deletes. Ids holding a
+/// path separator are skipped (they would name files outside `dir`).
+pub fn remove_transcripts(dir: &Path, ids: &[String]) {
+    let ids: Vec<&String> = ids
+        .iter()
+        .filter(|id| !id.contains(['/', '\\', '\0']))
+        .collect();
+    for id in &ids {
+        let _ = std::fs::remove_file(dir.join(format!("{id}.json")));
+        let _ = std::fs::remove_file(dir.join(format!("{id}.jsonl")));
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(rest) = name
+            .strip_prefix("request_dump_")
+            .filter(|rest| rest.ends_with(".json"))
+        else {
+            continue;
+        };
+        if ids.iter().any(|id| {
+            rest.strip_prefix(id.as_str())
+                .is_some_and(|r| r.starts_with('_'))
+        }) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }

@@ -149,11 +149,19 @@ pub fn get_next_title_in_lineage(
         .context("reading titles")?
         .collect::<Result<Vec<_>, _>>()
         .context("reading titles")?;
+    Ok(next_numbered_title(base, &existing))
+}
+
+/// Steps 3–4 of `get_next_title_in_lineage` (`api.md` §6.4), shared by the
+/// backends: given the base (already without its ` #N`) and the titles
+/// found for it, the base itself when there are none, else the base
+/// numbered one more than the highest ` #N` among them (at least 2).
+pub fn next_numbered_title(base: &str, existing: &[String]) -> String {
     if existing.is_empty() {
-        return Ok(base.to_owned());
+        return base.to_owned();
     }
     let mut highest = String::from("1");
-    for title in &existing {
+    for title in existing {
         if let Some((_, digits)) = split_numbered(title) {
             let number = decimal_value(digits);
             if (number.len(), number.as_str()) > (highest.len(), highest.as_str()) {
@@ -161,7 +169,7 @@ pub fn get_next_title_in_lineage(
             }
         }
     }
-    Ok(format!("{base} #{}", increment(&highest)))
+    format!("{base} #{}", increment(&highest))
 }
 
 /// Splits `"<base> #<digits>"` as Python's `^(.*?) #(\d+)$` does: the base may

@@ -6,11 +6,18 @@
 //! Code written against `dyn SessionStore` runs on either; the default
 //! build links no PostgreSQL code.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use hermes_state_query::MessagePage;
+use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
+use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::search::{SearchHit, SearchOptions};
-use hermes_state_types::{Message, NewMessage, NewSession, Session};
+use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
+use hermes_state_types::{
+    AuxiliaryUsage, ConversationMessage, Message, NewMessage, NewSession, Session, TokenUpdate,
+};
 
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
@@ -51,6 +58,63 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn resolve_session_by_title(&self, title: &str) -> Result<Option<String>>;
     /// A `state_meta` value.
     fn get_meta(&self, key: &str) -> Result<Option<String>>;
+    /// `api.md` §3.1, §3.3.
+    fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()>;
+    /// `api.md` §3.2.
+    fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> Result<()>;
+    /// `api.md` §9.2: the session, then its ancestors up to the root.
+    fn ancestors(&self, session_id: &str) -> Result<Vec<LineageEntry>>;
+    /// `api.md` §9.2: the session, then its descendants level by level.
+    fn descendants(&self, session_id: &str) -> Result<Vec<LineageEntry>>;
+    /// `api.md` §9.2.
+    fn lineage_root(&self, session_id: &str) -> Result<String>;
+    /// `api.md` §6.4.
+    fn get_next_title_in_lineage(&self, base_title: &str) -> Result<String>;
+    /// `api.md` §3.4: totals per model, most expensive first.
+    fn model_totals(&self) -> Result<Vec<ModelTotals>>;
+    /// `api.md` §3.4: the sessions with the most tokens.
+    fn top_sessions(&self, limit: u32) -> Result<Vec<TopSession>>;
+    /// `api.md` §3.4: usage per model and task.
+    fn usage_by_model_and_task(&self) -> Result<Vec<UsageAttribution>>;
+    /// `api.md` §5.1 with inactive rows and paging.
+    fn get_messages_page(&self, session_id: &str, page: MessagePage) -> Result<Vec<Message>>;
+    /// `api.md` §5.2.
+    fn get_messages_as_conversation(
+        &self,
+        session_id: &str,
+        include_ancestors: bool,
+    ) -> Result<Vec<ConversationMessage>>;
+    /// `api.md` §11.5.
+    fn clear_messages(&self, session_id: &str) -> Result<()>;
+    /// `api.md` §12.4: sets a `state_meta` value.
+    fn set_meta(&self, key: &str, value: &str) -> Result<()>;
+    /// `api.md` §12.2.
+    fn save_gateway_routing_entry(
+        &self,
+        session_key: &str,
+        entry_json: &str,
+        scope: &str,
+    ) -> Result<()>;
+    /// `api.md` §12.2: `session_key → entry_json` of one scope.
+    fn load_gateway_routing_entries(&self, scope: &str) -> Result<BTreeMap<String, String>>;
+    /// `api.md` §12.2.
+    fn delete_gateway_routing_entries(&self, session_keys: &[&str], scope: &str) -> Result<()>;
+    /// `api.md` §12.1 (never fails: errors give `false`). PostgreSQL
+    /// reclaims on expiry only (docs/POSTGRES.md).
+    fn try_acquire_compression_lock(
+        &self,
+        session_id: &str,
+        holder: &str,
+        ttl_seconds: f64,
+    ) -> bool;
+    /// `api.md` §12.1 (never fails: errors give `false`).
+    fn refresh_compression_lock(&self, session_id: &str, holder: &str, ttl_seconds: f64) -> bool;
+    /// `api.md` §12.1 (never fails).
+    fn release_compression_lock(&self, session_id: &str, holder: &str);
+    /// `api.md` §12.1: the holder of an unexpired lock.
+    fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>>;
+    /// `api.md` §11.3.
+    fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -102,6 +166,89 @@ macro_rules! forward_store {
         }
         fn get_meta(&self, key: &str) -> Result<Option<String>> {
             Self::get_meta(self, key).map_err($err)
+        }
+        fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()> {
+            Self::update_token_counts(self, session_id, update).map_err($err)
+        }
+        fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> Result<()> {
+            Self::record_auxiliary_usage(self, session_id, usage).map_err($err)
+        }
+        fn ancestors(&self, session_id: &str) -> Result<Vec<LineageEntry>> {
+            Self::ancestors(self, session_id).map_err($err)
+        }
+        fn descendants(&self, session_id: &str) -> Result<Vec<LineageEntry>> {
+            Self::descendants(self, session_id).map_err($err)
+        }
+        fn lineage_root(&self, session_id: &str) -> Result<String> {
+            Self::lineage_root(self, session_id).map_err($err)
+        }
+        fn get_next_title_in_lineage(&self, base_title: &str) -> Result<String> {
+            Self::get_next_title_in_lineage(self, base_title).map_err($err)
+        }
+        fn model_totals(&self) -> Result<Vec<ModelTotals>> {
+            Self::model_totals(self).map_err($err)
+        }
+        fn top_sessions(&self, limit: u32) -> Result<Vec<TopSession>> {
+            Self::top_sessions(self, limit).map_err($err)
+        }
+        fn usage_by_model_and_task(&self) -> Result<Vec<UsageAttribution>> {
+            Self::usage_by_model_and_task(self).map_err($err)
+        }
+        fn get_messages_page(&self, session_id: &str, page: MessagePage) -> Result<Vec<Message>> {
+            Self::get_messages_page(self, session_id, page).map_err($err)
+        }
+        fn get_messages_as_conversation(
+            &self,
+            session_id: &str,
+            include_ancestors: bool,
+        ) -> Result<Vec<ConversationMessage>> {
+            Self::get_messages_as_conversation(self, session_id, include_ancestors).map_err($err)
+        }
+        fn clear_messages(&self, session_id: &str) -> Result<()> {
+            Self::clear_messages(self, session_id).map_err($err)
+        }
+        fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+            // `&str` for SessionDb, `Some(&str)` for PgStore (which can also store NULL).
+            Self::set_meta(self, key, value.into()).map_err($err)
+        }
+        fn save_gateway_routing_entry(
+            &self,
+            session_key: &str,
+            entry_json: &str,
+            scope: &str,
+        ) -> Result<()> {
+            Self::save_gateway_routing_entry(self, session_key, entry_json, scope).map_err($err)
+        }
+        fn load_gateway_routing_entries(&self, scope: &str) -> Result<BTreeMap<String, String>> {
+            Self::load_gateway_routing_entries(self, scope).map_err($err)
+        }
+        fn delete_gateway_routing_entries(&self, session_keys: &[&str], scope: &str) -> Result<()> {
+            Self::delete_gateway_routing_entries(self, session_keys, scope).map_err($err)
+        }
+        fn try_acquire_compression_lock(
+            &self,
+            session_id: &str,
+            holder: &str,
+            ttl_seconds: f64,
+        ) -> bool {
+            Self::try_acquire_compression_lock(self, session_id, holder, ttl_seconds)
+        }
+        fn refresh_compression_lock(
+            &self,
+            session_id: &str,
+            holder: &str,
+            ttl_seconds: f64,
+        ) -> bool {
+            Self::refresh_compression_lock(self, session_id, holder, ttl_seconds)
+        }
+        fn release_compression_lock(&self, session_id: &str, holder: &str) {
+            Self::release_compression_lock(self, session_id, holder)
+        }
+        fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>> {
+            Self::get_compression_lock_holder(self, session_id).map_err($err)
+        }
+        fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
+            Self::prune_sessions(self, options).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -1,6 +1,6 @@
 //! Search by conversation on the facade.
 
-use hermes_state_query::conversation_search::{self, ConversationHit};
+use hermes_state_query::conversation_search::{self, ConversationHit, ConversationScope};
 use hermes_state_query::search::{FtsCapabilities, SearchOptions};
 
 use crate::db::SessionDb;
@@ -29,6 +29,26 @@ impl SessionDb {
             let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
             Ok(conversation_search::search_conversations(
                 conn, query, options, caps,
+            )?)
+        })
+    }
+
+    /// [`SessionDb::search_conversations`] over the hits `scope` takes: only
+    /// some sessions (a lineage, one segment) and a time window (`since`
+    /// inclusive, `until` exclusive). Hits out of scope count nowhere — not
+    /// in `hits`, `session_ids` nor the time span — and `options.limit` and
+    /// `options.offset` count the conversations left. Errors as
+    /// [`SessionDb::search_messages`].
+    pub fn search_conversations_in(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        scope: &ConversationScope,
+    ) -> Result<Vec<ConversationHit>> {
+        self.read(|conn| {
+            let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
+            Ok(conversation_search::search_conversations_in(
+                conn, query, options, scope, caps,
             )?)
         })
     }

@@ -41,8 +41,8 @@ pub use doctor::{
 };
 pub use error::{Error, Result};
 pub use export::{
-    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportSummary, ImportOptions, ImportReport,
-    SessionExport,
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary, ImportOptions,
+    ImportReport, SessionExport,
 };
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 /// The PostgreSQL backend (feature `postgres`).
@@ -51,7 +51,7 @@ pub use hermes_state_postgres as postgres;
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use hermes_state_query as query;
-pub use hermes_state_query::conversation_search::ConversationHit;
+pub use hermes_state_query::conversation_search::{ConversationHit, ConversationScope};
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::lookups::{PeerLookup, SessionActivity};

@@ -1,10 +1,11 @@
 //! Maintenance: pruning old sessions, giving the space back, FTS upkeep and
 //! online backups (`api.md` §11.3–11.4).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use hermes_state_query::prune::PruneCandidates;
-pub use hermes_state_query::prune::PruneFilters;
+pub(crate) use hermes_state_query::prune::remove_transcripts;
+pub use hermes_state_query::prune::{PruneFilters, PruneOptions, PruneReport};
 use hermes_state_schema::{SchemaError, retry};
 use rusqlite::Connection;
 
@@ -12,73 +13,17 @@ use crate::cleanup::delete_row;
 use crate::db::{SessionDb, existing_fts_tables};
 use crate::error::{Error, Result, WriteContext};
 
-/// Which sessions [`SessionDb::prune_sessions`] removes (`api.md` §11.3);
-/// [`SessionDb::list_prune_candidates`] lists and
-/// [`SessionDb::archive_sessions`] archives the same sessions for the same
-/// options (`older_than_days`, `source` and `filters` select them).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PruneOptions {
-    /// Only sessions started more than this many days ago; `None` means no
-    /// age bound. Default 90, as the original. Must be finite. Ignored when
-    /// [`PruneFilters::started_before`] is given.
-    pub older_than_days: Option<f64>,
-    /// Only sessions of this source (when `Some` and non-empty).
-    pub source: Option<String>,
-    /// The original's optional keyword filters (`api.md` §11.3).
-    pub filters: PruneFilters,
-    /// Write nothing: [`SessionDb::prune_sessions`] lists what it would
-    /// prune, [`SessionDb::archive_sessions`] counts what it would archive.
-    pub dry_run: bool,
-    /// Where the agent keeps transcripts: after pruning, `<dir>/<id>.json`,
-    /// `<dir>/<id>.jsonl` and `<dir>/request_dump_<id>_*.json` of each pruned
-    /// session are deleted (errors ignored).
-    pub sessions_dir: Option<PathBuf>,
-}
-
-impl Default for PruneOptions {
-    fn default() -> Self {
-        PruneOptions {
-            older_than_days: Some(90.0),
-            source: None,
-            filters: PruneFilters::default(),
-            dry_run: false,
-            sessions_dir: None,
-        }
+/// The selection of `options` at time `now`: the one prune filter of the
+/// query crate ([`PruneCandidates`]), after refusing a non-finite
+/// `older_than_days` or float filter as [`crate::ErrorKind::InvalidInput`].
+/// `dry_run` and `sessions_dir` play no part in the selection.
+pub(crate) fn checked_candidates(options: &PruneOptions, now: f64) -> Result<PruneCandidates> {
+    if let Some((name, value)) = options.non_finite() {
+        return Err(Error::InvalidInput(format!(
+            "{name} must be finite, got {value}"
+        )));
     }
-}
-
-/// What [`SessionDb::prune_sessions`] removed (or, in a dry run, would remove).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PruneReport {
-    /// Number of sessions.
-    pub count: usize,
-    /// Their ids, oldest start first.
-    pub ids: Vec<String>,
-}
-
-impl PruneOptions {
-    /// The sessions these options select at time `now`: the one prune
-    /// filter of the query crate ([`PruneCandidates`]), after refusing a
-    /// non-finite `older_than_days` or float filter as
-    /// [`crate::ErrorKind::InvalidInput`]. `dry_run` and `sessions_dir` play
-    /// no part in the selection.
-    pub(crate) fn candidates(&self, now: f64) -> Result<PruneCandidates> {
-        let age = self
-            .older_than_days
-            .filter(|days| !days.is_finite())
-            .map(|days| ("older_than_days", days));
-        if let Some((name, value)) = age.or_else(|| self.filters.non_finite()) {
-            return Err(Error::InvalidInput(format!(
-                "{name} must be finite, got {value}"
-            )));
-        }
-        Ok(PruneCandidates::new(
-            self.older_than_days,
-            self.source.as_deref(),
-            &self.filters,
-            now,
-        ))
-    }
+    Ok(options.candidates(now))
 }
 
 impl SessionDb {
@@ -95,7 +40,7 @@ impl SessionDb {
     /// Errors: a non-finite `older_than_days` or float filter is
     /// [`crate::ErrorKind::InvalidInput`].
     pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
-        let candidates = options.candidates(self.now())?;
+        let candidates = checked_candidates(options, self.now())?;
         let ids = if options.dry_run {
             self.read(|conn| Ok(candidates.ids(conn)?))?
         } else {
@@ -222,41 +167,6 @@ impl SessionDb {
             }
             Ok(tables.len())
         })
-    }
-}
-
-/// Deletes the transcript files of deleted sessions, as the original
-/// (`api.md` §11.3, §11.6): `<id>.json`, `<id>.jsonl`,
-/// `request_dump_<id>_*.json`; errors ignored. The one transcript removal of
-/// prunes and of single and batch deletes. Ids holding a path separator are
-/// skipped (they would name files outside `dir`).
-pub(crate) fn remove_transcripts(dir: &Path, ids: &[String]) {
-    let ids: Vec<&String> = ids
-        .iter()
-        .filter(|id| !id.contains(['/', '\\', '\0']))
-        .collect();
-    for id in &ids {
-        let _ = std::fs::remove_file(dir.join(format!("{id}.json")));
-        let _ = std::fs::remove_file(dir.join(format!("{id}.jsonl")));
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        let Some(rest) = name
-            .strip_prefix("request_dump_")
-            .filter(|rest| rest.ends_with(".json"))
-        else {
-            continue;
-        };
-        if ids.iter().any(|id| {
-            rest.strip_prefix(id.as_str())
-                .is_some_and(|r| r.starts_with('_'))
-        }) {
-            let _ = std::fs::remove_file(entry.path());
-        }
     }
 }
 

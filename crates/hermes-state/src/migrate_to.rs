@@ -49,7 +49,7 @@ impl SessionDb {
                     row.get(0)
                 })
                 .context("reading the schema version")?;
-            if version != i64::from(hermes_state_types::SCHEMA_VERSION) {
+            if version != hermes_state_types::SCHEMA_VERSION {
                 return Err(Error::InvalidInput(format!(
                     "the file is at schema version {version}; run `hermes-state migrate` \
                      to bring it to {} before moving it",
@@ -114,7 +114,7 @@ impl RowSource for SqliteRows<'_> {
         let mut rows = stmt.query([]).map_err(read_error)?;
         while let Some(row) = rows.next().map_err(read_error)? {
             let mut values = Vec::with_capacity(columns.len());
-            for index in 0..columns.len() {
+            for (index, column) in columns.iter().enumerate() {
                 values.push(match row.get_ref(index).map_err(read_error)? {
                     ValueRef::Null => StoredValue::Null,
                     ValueRef::Integer(i) => StoredValue::Integer(i),
@@ -122,8 +122,7 @@ impl RowSource for SqliteRows<'_> {
                     ValueRef::Text(bytes) => {
                         StoredValue::Text(String::from_utf8(bytes.to_vec()).map_err(|_| {
                             PgError::InvalidInput(format!(
-                                "{table}, column {}: text that is not UTF-8",
-                                columns[index]
+                                "{table}, column {column}: text that is not UTF-8"
                             ))
                         })?)
                     }

@@ -8,7 +8,7 @@ use hermes_state_query::rich_listing::{self, RichListOptions, RichSession};
 
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
-use crate::maintenance::PruneOptions;
+use crate::maintenance::{PruneOptions, checked_candidates};
 
 impl SessionDb {
     /// `api.md` §10.1: every session (children and archived included) with
@@ -78,7 +78,7 @@ impl SessionDb {
     /// Errors: a non-finite age or time or cost bound is
     /// [`crate::ErrorKind::InvalidInput`].
     pub fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>> {
-        let candidates = options.candidates(self.now())?;
+        let candidates = checked_candidates(options, self.now())?;
         self.read(|conn| Ok(prune::list_prune_candidates(conn, &candidates)?))
     }
 
@@ -91,7 +91,7 @@ impl SessionDb {
     ///
     /// Errors: as [`SessionDb::list_prune_candidates`].
     pub fn archive_sessions(&self, options: &PruneOptions) -> Result<usize> {
-        let candidates = options.candidates(self.now())?;
+        let candidates = checked_candidates(options, self.now())?;
         if options.dry_run {
             return self.read(|conn| {
                 Ok(prune::list_prune_candidates(conn, &candidates)?

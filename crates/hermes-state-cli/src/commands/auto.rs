@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::cli::AutoArgs;
 use crate::commands::to_json;
 use crate::error::{CliError, CliResult};
-use crate::output::datetime_seconds;
+use crate::output::when_seconds;
 use crate::progress::Progress;
 use crate::store::{Access, Context};
 
@@ -29,8 +29,8 @@ fn last_run(ctx: &Context, db: &SessionDb, key: &str) -> CliResult<Option<f64>> 
 fn skipped_why(last: Option<f64>, hours: f64) -> String {
     match last {
         Some(at) => format!(
-            "skipped: last ran {} UTC, less than {hours} hour(s) ago",
-            datetime_seconds(at)
+            "skipped: last ran {}, less than {hours} hour(s) ago",
+            when_seconds(at)
         ),
         None => format!("skipped: last ran less than {hours} hour(s) ago"),
     }

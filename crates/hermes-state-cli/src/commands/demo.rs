@@ -469,11 +469,9 @@ fn sample_jsonl(samples: &[Sample], now: f64) -> CliResult<(Vec<u8>, usize)> {
     Ok((out, total))
 }
 
+/// The sample's "now": its times lie in the days before it.
 fn now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or_default()
+    crate::clock::now()
 }
 
 /// `demo`

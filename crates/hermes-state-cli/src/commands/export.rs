@@ -22,11 +22,12 @@ use hermes_state::{
 use hermes_state_types::pyjson;
 use serde_json::{Map, Value, json};
 
+use super::export_original::Scope;
 use crate::cli::{ExportArgs, ExportFormat, ImportArgs};
 use crate::confirm::Consent;
 use crate::error::{CliError, CliResult};
 use crate::files;
-use crate::output::{count, json_error, write_json_line};
+use crate::output::{count, write_json_line};
 use crate::progress::Progress;
 use crate::store::{Access, Context};
 
@@ -200,36 +201,17 @@ fn export_json(
 ) -> CliResult<(u64, u64)> {
     let pretty = ctx.out.stdout_tty && args.output.is_none();
     let spinner = Progress::spinner(&ctx.out, "exporting");
-    let Some(id) = &args.session else {
-        let written = super::export_original::write_all(
-            db,
-            args.source.as_deref(),
-            args.window,
-            pretty,
-            writer,
-            |e| ctx.fail(e),
-        );
-        spinner.finish();
-        return written;
-    };
     // One session: the original's `export_session` shape (no `last_active`).
-    let exports: Vec<_> = db
-        .export_session(id)
-        .map_err(|e| ctx.fail(&e))?
-        .into_iter()
-        .filter(|e| args.window.contains(e.session.started_at))
-        .collect();
-    spinner.finish();
-    let messages: usize = exports.iter().map(|e| e.messages.len()).sum();
-    let document = Value::Array(exports.iter().map(|e| e.to_value()).collect());
-    let written = if pretty {
-        serde_json::to_writer_pretty(&mut *writer, &document)
-    } else {
-        serde_json::to_writer(&mut *writer, &document)
+    let scope = match &args.session {
+        Some(id) => Scope::Session(id),
+        None => Scope::All {
+            source: args.source.as_deref(),
+        },
     };
-    written.map_err(json_error)?;
-    writer.write_all(b"\n")?;
-    Ok((exports.len() as u64, messages as u64))
+    let written =
+        super::export_original::write_all(db, scope, args.window, pretty, writer, |e| ctx.fail(e));
+    spinner.finish();
+    written
 }
 
 /// A reader that moves a progress bar by the bytes read.

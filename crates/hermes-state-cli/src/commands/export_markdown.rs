@@ -3,15 +3,20 @@
 
 use std::io::Write;
 
-use hermes_state::{MessagePage, SessionDb};
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+
+use hermes_state::SessionDb;
 
 use crate::cli::ExportArgs;
 use crate::error::CliResult;
-use crate::render::markdown;
+use crate::render::markdown::Document;
 use crate::store::Context;
 
-/// Writes the document; returns the (sessions, messages) written, as the
-/// other formats do. The caller checked that `--session` names a session.
+/// Writes the document, message by message from one read snapshot
+/// ([`SessionDb::walk_messages`]); returns the (sessions, messages) written,
+/// as the other formats do. The caller checked that `--session` names a
+/// session.
 pub fn export(
     ctx: &Context,
     db: &SessionDb,
@@ -24,9 +29,35 @@ pub fn export(
     let Some(session) = db.get_session(id).map_err(|e| ctx.fail(&e))? else {
         return Err(ctx.unknown_session(id));
     };
-    let messages = db
-        .get_messages_page(&session.id, MessagePage::default())
-        .map_err(|e| ctx.fail(&e))?;
-    writer.write_all(markdown::conversation(&session, &messages).as_bytes())?;
-    Ok((1, messages.len() as u64))
+    // Both callbacks write to the one document (and note the first output
+    // error), one after the other.
+    let document = RefCell::new(None);
+    let output_error = RefCell::new(None);
+    let stop = |error: std::io::Error| {
+        output_error.replace(Some(error));
+        ControlFlow::Break(())
+    };
+    let walked = db.walk_messages(
+        &session.id,
+        false,
+        |count| match Document::start(&mut *writer, &session, count) {
+            Ok(started) => {
+                document.replace(Some(started));
+                ControlFlow::Continue(())
+            }
+            Err(error) => stop(error),
+        },
+        |message| match document.borrow_mut().as_mut().map(|d| d.message(&message)) {
+            Some(Err(error)) => stop(error),
+            _ => ControlFlow::Continue(()),
+        },
+    );
+    if let Some(error) = output_error.into_inner() {
+        return Err(error.into());
+    }
+    let messages = walked.map_err(|e| ctx.fail(&e))?;
+    if let Some(doc) = document.into_inner() {
+        doc.finish()?;
+    }
+    Ok((1, messages))
 }

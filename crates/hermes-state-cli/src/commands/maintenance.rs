@@ -94,6 +94,7 @@ fn counter_json(c: &CounterMismatch) -> Value {
         "real_message_count": c.real_message_count,
         "tool_call_count": c.tool_call_count,
         "real_tool_call_count": c.real_tool_call_count,
+        "counted_by_old_rule": c.counted_by_old_rule,
     })
 }
 

@@ -18,7 +18,7 @@ mod search_conversations;
 mod search_scope;
 mod sessions;
 mod shell;
-mod stats;
+pub(crate) mod stats;
 mod titles;
 mod windowed;
 
@@ -71,7 +71,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
             SessionsCommand::Reopen(args) => sessions::reopen(&ctx, &args.id),
             SessionsCommand::Delete(args) => sessions::delete(&ctx, &args),
             SessionsCommand::Clear(args) => sessions::clear(&ctx, &args),
-            SessionsCommand::Lineage(args) => sessions::lineage(&ctx, &args.id),
+            SessionsCommand::Lineage(args) => sessions::lineage(&ctx, &args),
             SessionsCommand::Archive(args) => {
                 lineage_flags::set(&ctx, &args.id, lineage_flags::Flag::Archived, true)
             }

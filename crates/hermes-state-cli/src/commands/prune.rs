@@ -9,7 +9,7 @@ use crate::cli::PruneArgs;
 use crate::commands::to_json;
 use crate::confirm::{Consent, id_list, sessions_summary};
 use crate::error::CliResult;
-use crate::output::{datetime, datetime_seconds};
+use crate::output::{datetime, when_seconds};
 use crate::progress::Progress;
 use crate::store::{Access, Context};
 
@@ -81,7 +81,7 @@ fn scope(args: &PruneArgs) -> String {
     };
     match (args.started_before, args.older_than_days) {
         (Some(before), _) => {
-            let _ = write!(text, " started before {} UTC", datetime_seconds(before));
+            let _ = write!(text, " started before {}", when_seconds(before));
         }
         (None, Some(days)) => {
             let _ = write!(text, " started more than {days} day(s) ago");
@@ -89,7 +89,7 @@ fn scope(args: &PruneArgs) -> String {
         (None, None) => text.push_str(" of any age"),
     }
     if let Some(after) = args.started_after {
-        let _ = write!(text, ", started after {} UTC", datetime_seconds(after));
+        let _ = write!(text, ", started after {}", when_seconds(after));
     }
     let mut parts = Vec::new();
     for (name, value) in given_filters(args) {

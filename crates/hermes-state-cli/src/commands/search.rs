@@ -8,7 +8,7 @@ use hermes_state::query_problem;
 use crate::cli::{SearchArgs, SortOrder};
 use crate::commands::to_json;
 use crate::error::CliResult;
-use crate::output::{datetime, one_line, shorten};
+use crate::output::{one_line, shorten, when};
 use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 
@@ -62,7 +62,7 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
             out.bold(&hit.session_id),
             out.dim(&format!("[{origin}]")),
             out.style("36", &role),
-            out.dim(&format!("{} UTC  #{}", datetime(hit.timestamp), hit.id)),
+            out.dim(&format!("{}  #{}", when(hit.timestamp), hit.id)),
         );
         write_hit_body(&mut text, out, hit, args.context);
     }

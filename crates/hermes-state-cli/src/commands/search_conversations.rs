@@ -1,14 +1,18 @@
 //! `search --by-conversation`: hits collapsed by compression lineage, one
-//! result per conversation.
+//! result per conversation. `--session` (its lineage, or one segment with
+//! `--segment-only`) and `--since` / `--until` narrow the hits before they
+//! are grouped (the library's `ConversationScope`), so the counts and spans
+//! are those of the hits in scope.
 
 use std::fmt::Write as _;
 
-use hermes_state::{ConversationHit, SearchOptions, SessionDb, query_problem};
+use hermes_state::{ConversationHit, ConversationScope, SearchOptions, SessionDb, query_problem};
 
 use crate::cli::SearchArgs;
 use crate::commands::to_json;
 use crate::error::CliResult;
-use crate::output::datetime;
+use crate::local_time;
+use crate::output::{datetime, when};
 use crate::row_format::RowFormat;
 use crate::store::Context;
 
@@ -20,8 +24,13 @@ pub fn search(
     options: &SearchOptions,
     format: RowFormat,
 ) -> CliResult {
+    let scope = ConversationScope {
+        sessions: super::search_scope::scope(ctx, db, args)?,
+        since: args.window.since,
+        until: args.window.until,
+    };
     let conversations = db
-        .search_conversations(&args.query, options)
+        .search_conversations_in(&args.query, options, &scope)
         .map_err(|e| ctx.fail(&e))?;
     let out = &ctx.out;
     if format.print(out, &to_json!(&conversations))? {
@@ -47,11 +56,7 @@ pub fn search(
             "    {} {}  {}",
             out.dim("best in"),
             best.session_id,
-            out.dim(&format!(
-                "{role}  {} UTC  #{}",
-                datetime(best.timestamp),
-                best.id
-            )),
+            out.dim(&format!("{role}  {}  #{}", when(best.timestamp), best.id)),
         );
         super::search::write_hit_body(&mut text, out, best, args.context);
     }
@@ -72,7 +77,7 @@ pub fn search(
     Ok(())
 }
 
-/// `ROOT  Title  [source · model]  3 hits in 2 segments · SPAN UTC`.
+/// `ROOT  Title  [source · model]  3 hits in 2 segments · SPAN ZONE`.
 fn header(ctx: &Context, conversation: &ConversationHit) -> String {
     let out = &ctx.out;
     let best = &conversation.best;
@@ -104,6 +109,9 @@ fn header(ctx: &Context, conversation: &ConversationHit) -> String {
         out.bold(&conversation.root_session_id),
         title,
         out.dim(&format!("[{origin}]")),
-        out.dim(&format!("{counts} · {span} UTC")),
+        out.dim(&format!(
+            "{counts} · {span} {}",
+            local_time::label(conversation.last_timestamp)
+        )),
     )
 }

@@ -17,7 +17,11 @@ use crate::store::Context;
 /// The sessions whose hits count: `--session`'s whole compression lineage
 /// (`get_compression_lineage`, root first), or only itself with
 /// `--segment-only`; `None` without `--session`.
-fn scope(ctx: &Context, db: &SessionDb, args: &SearchArgs) -> CliResult<Option<HashSet<String>>> {
+pub(super) fn scope(
+    ctx: &Context,
+    db: &SessionDb,
+    args: &SearchArgs,
+) -> CliResult<Option<HashSet<String>>> {
     let Some(id) = &args.session else {
         return Ok(None);
     };

@@ -7,12 +7,13 @@ use std::hash::{BuildHasher, Hasher};
 use hermes_state::{LineageEntry, MessagePage, NewSession, Session, SessionDb};
 use serde_json::{Value, json};
 
-use crate::cli::{ClearArgs, CreateArgs, DeleteArgs, EndArgs, ShowArgs};
+use crate::cli::{ClearArgs, CreateArgs, DeleteArgs, EndArgs, LineageArgs, ShowArgs};
 use crate::commands::{session_count, to_json};
 use crate::confirm::{Consent, sessions_summary};
 use crate::error::CliResult;
 use crate::output::{self, Output, datetime};
 use crate::render::conversation::{self, Folding};
+use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 
 pub use crate::render::conversation::content_text;
@@ -218,7 +219,9 @@ pub fn clear(ctx: &Context, args: &ClearArgs) -> CliResult {
 }
 
 /// `sessions lineage`
-pub fn lineage(ctx: &Context, id: &str) -> CliResult {
+pub fn lineage(ctx: &Context, args: &LineageArgs) -> CliResult {
+    let id = args.id.as_str();
+    let format = RowFormat::chosen(&ctx.out, args.format)?;
     let db = ctx.open(Access::Read)?;
     let ancestors = db.ancestors(id).map_err(|e| ctx.fail(&e))?;
     if ancestors.is_empty() {
@@ -230,13 +233,16 @@ pub fn lineage(ctx: &Context, id: &str) -> CliResult {
         .map(|a| a.id.clone())
         .unwrap_or_else(|| id.to_owned());
     let out = &ctx.out;
-    if out.json {
+    if format == RowFormat::Json {
         return out.json(&json!({
             "id": id,
             "root": root,
             "ancestors": to_json!(&ancestors),
             "descendants": to_json!(&descendants),
         }));
+    }
+    if format.print(out, &lineage_rows(id, &ancestors, &descendants))? {
+        return Ok(());
     }
     let mut text = String::new();
     // The chain from the root down to the session…
@@ -268,6 +274,36 @@ pub fn lineage(ctx: &Context, id: &str) -> CliResult {
     let mut seen = HashSet::from([id.to_owned()]);
     render_children(&mut text, out, &children, id, &indent, &mut seen);
     out.text(text)
+}
+
+/// The lineage as rows for `--format jsonl|csv`: the ancestors root first,
+/// the session, then its descendants in the library's order, each with its
+/// `relation` (`ancestor`, `self`, `descendant`) to the session asked about.
+fn lineage_rows(id: &str, ancestors: &[LineageEntry], descendants: &[LineageEntry]) -> Value {
+    let mut seen = HashSet::new();
+    let rows = ancestors
+        .iter()
+        .rev()
+        .chain(descendants)
+        .filter(|entry| seen.insert(entry.id.as_str()))
+        .map(|entry| {
+            let relation = if entry.id == id {
+                "self"
+            } else if ancestors.iter().any(|a| a.id == entry.id) {
+                "ancestor"
+            } else {
+                "descendant"
+            };
+            json!({
+                "id": entry.id,
+                "relation": relation,
+                "title": entry.title,
+                "started_at": entry.started_at,
+                "parent_session_id": entry.parent_session_id,
+            })
+        })
+        .collect();
+    Value::Array(rows)
 }
 
 fn render_children(

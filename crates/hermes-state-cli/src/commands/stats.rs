@@ -1,17 +1,35 @@
-//! `stats`.
+//! `stats`: one report of three tables (per model, per model and task, the
+//! top sessions). `--json` / `--format json` print the whole report; the row
+//! formats (`jsonl`, `csv`) print one table's rows, chosen by `--rows`
+//! (per model by default), as `--format json --rows …` does as an array; a
+//! table with `--rows` shows that section only.
 
 use std::fmt::Write as _;
 
-use serde_json::json;
+use clap::ValueEnum;
+use serde_json::{Value, json};
 
 use crate::cli::StatsArgs;
 use crate::commands::{session_count, to_json};
 use crate::error::CliResult;
 use crate::output::{cost, count, pad};
+use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
+
+/// The tables of the report, for `stats --rows`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum StatsRows {
+    /// Totals per model
+    Models,
+    /// Usage per model and task
+    Tasks,
+    /// The sessions with the most tokens
+    Top,
+}
 
 /// `stats`
 pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
+    let format = RowFormat::chosen(&ctx.out, args.format)?;
     let db = ctx.open(Access::Read)?;
     let fail = |e: hermes_state::Error| ctx.fail(&e);
     let out = &ctx.out;
@@ -37,7 +55,8 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
             db.message_count(None).map_err(fail)?,
         )
     };
-    if out.json {
+    let section = |rows: StatsRows| args.rows.is_none_or(|asked| asked == rows);
+    if format == RowFormat::Json && args.rows.is_none() {
         return out.json(&json!({
             "sessions": sessions,
             "messages": messages,
@@ -46,14 +65,25 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
             "usage": to_json!(&usage),
         }));
     }
+    if format != RowFormat::Table {
+        let rows: Value = match args.rows.unwrap_or(StatsRows::Models) {
+            StatsRows::Models => to_json!(&models),
+            StatsRows::Tasks => to_json!(&usage),
+            StatsRows::Top => to_json!(&top),
+        };
+        format.print(out, &rows)?;
+        return Ok(());
+    }
     let mut text = String::new();
-    let _ = writeln!(
-        text,
-        "{} sessions, {} messages\n",
-        count(sessions),
-        count(messages)
-    );
-    if !models.is_empty() {
+    if args.rows.is_none() {
+        let _ = writeln!(
+            text,
+            "{} sessions, {} messages\n",
+            count(sessions),
+            count(messages)
+        );
+    }
+    if section(StatsRows::Models) && !models.is_empty() {
         let _ = writeln!(text, "{}", out.bold("Per model"));
         let _ = writeln!(
             text,
@@ -73,7 +103,7 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
             let _ = writeln!(
                 text,
                 "  {}  {:>8}  {:>12}  {:>12}  {:>12}  {:>10}  {:>10}",
-                pad(&m.model, 28),
+                model_cell(&m.model, 28),
                 m.session_count,
                 count(m.total_input.unwrap_or(0)),
                 count(m.total_output.unwrap_or(0)),
@@ -84,14 +114,20 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
         }
         text.push('\n');
     }
-    if !usage.iter().all(|u| u.task.is_empty()) {
+    // Usage by task adds nothing to the per-model table while every row is
+    // the agent loop's, unless it was asked for.
+    let tasks_differ = !usage.iter().all(|u| u.task.is_empty());
+    if section(StatsRows::Tasks)
+        && !usage.is_empty()
+        && (tasks_differ || args.rows == Some(StatsRows::Tasks))
+    {
         let _ = writeln!(text, "{}", out.bold("Per model and task"));
         for u in &usage {
             let task = if u.task.is_empty() { "agent" } else { &u.task };
             let _ = writeln!(
                 text,
                 "  {}  {}  {:>5} calls  {:>12} in  {:>12} out  {:>10}",
-                pad(&u.model, 28),
+                model_cell(&u.model, 28),
                 pad(task, 12),
                 u.api_call_count,
                 count(u.input_tokens),
@@ -101,7 +137,7 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
         }
         text.push('\n');
     }
-    if !top.is_empty() {
+    if section(StatsRows::Top) && !top.is_empty() {
         let _ = writeln!(text, "{}", out.bold("Top sessions by tokens"));
         for s in &top {
             let _ = writeln!(
@@ -110,10 +146,18 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
                 pad(&s.id, 28),
                 count(s.total_tokens.unwrap_or(0)),
                 cost(s.estimated_cost_usd),
-                pad(s.model.as_deref().unwrap_or("-"), 20),
+                model_cell(s.model.as_deref().unwrap_or("-"), 20),
                 s.title.as_deref().unwrap_or("")
             );
         }
     }
     out.text(text)
+}
+
+/// A model in a column of `width`: cut from the provider side, never in its
+/// own name (`…/claude-sonnet-4-5`), padded; a name wider than that shows
+/// whole and pushes the row.
+fn model_cell(model: &str, width: usize) -> String {
+    let shown = crate::columns::shorten_model(model, width);
+    crate::columns::fit(&shown, width.max(crate::columns::width(&shown)))
 }

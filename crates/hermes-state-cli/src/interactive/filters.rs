@@ -4,7 +4,7 @@
 //! press moves on from there.
 
 use crate::cli::SearchArgs;
-use crate::output::datetime;
+use crate::output::when;
 
 /// One choice of a filter: what the status line calls it, and its value.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,10 +134,7 @@ impl Filters {
             since: Cycle::starting_at(
                 since_choices,
                 since,
-                args.window
-                    .since
-                    .map(|t| format!("{} UTC", datetime(t)))
-                    .unwrap_or_default(),
+                args.window.since.map(when).unwrap_or_default(),
             ),
             until: args.window.until,
         }
@@ -153,7 +150,7 @@ impl Filters {
             self.since.current().label
         );
         if let Some(until) = self.until {
-            text.push_str(&format!(" · until: {} UTC", datetime(until)));
+            text.push_str(&format!(" · until: {}", when(until)));
         }
         text
     }

@@ -3,7 +3,6 @@
 //! conversation around a hit, the sources the source filter steps through.
 
 use std::collections::{BTreeSet, HashSet};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use hermes_state::{ListFilter, SearchHit, SearchOptions, SessionDb, query_problem};
 
@@ -79,7 +78,7 @@ impl<'a> Searcher<'a> {
             },
             include_inactive: self.include_inactive,
         };
-        let since = filters.since.current().value.bound(now());
+        let since = filters.since.current().value.bound(crate::clock::now());
         let until = filters.until;
         if self.scope.is_none() && since.is_none() && until.is_none() {
             return self.db.search_messages(query, &options);
@@ -188,11 +187,4 @@ pub fn recent_sources(db: &SessionDb) -> hermes_state::Result<Vec<String>> {
     })?;
     let sources: BTreeSet<String> = sessions.into_iter().map(|s| s.session.source).collect();
     Ok(sources.into_iter().collect())
-}
-
-fn now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }

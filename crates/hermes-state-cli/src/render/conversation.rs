@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use hermes_state::{Content, Message, Session};
 use serde_json::Value;
 
-use crate::output::{Output, cost, count, datetime_seconds, one_line, shorten};
+use crate::output::{Output, cost, count, datetime_seconds, one_line, shorten, when_seconds};
 
 /// How much of a conversation is unfolded.
 #[derive(Debug, Clone, Copy, Default)]
@@ -60,7 +60,7 @@ pub fn session_header(out: &Output, s: &Session) -> String {
     if let Some(model) = &s.model {
         field("model", model.clone());
     }
-    let mut when = datetime_seconds(s.started_at) + " UTC";
+    let mut when = when_seconds(s.started_at);
     match (s.ended_at, &s.end_reason) {
         (Some(ended), reason) => {
             let _ = write!(

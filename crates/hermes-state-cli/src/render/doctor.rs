@@ -65,8 +65,15 @@ pub fn doctor_text(report: &DoctorReport) -> String {
     for check in &report.fts {
         let _ = writeln!(f, "{}: {}", check.table, check_text(&check.check));
     }
-    for c in &report.counters {
+    for c in report.counters.iter().filter(|c| !c.counted_by_old_rule) {
         let _ = writeln!(f, "wrong counters: {}", counter_text(c));
+    }
+    for c in report.counters.iter().filter(|c| c.counted_by_old_rule) {
+        let _ = writeln!(
+            f,
+            "note: counted by the old rule, not damage: {} (Hermes before 2026-03-07 counted one per message with tool calls and one per tool result; --repair recounts)",
+            counter_text(c)
+        );
     }
     for d in &report.dangling_parents {
         let _ = writeln!(
@@ -170,6 +177,7 @@ mod tests {
             real_message_count: 3,
             tool_call_count: None,
             real_tool_call_count: 0,
+            counted_by_old_rule: false,
         }
     }
 

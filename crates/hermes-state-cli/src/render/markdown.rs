@@ -1,18 +1,69 @@
 //! One conversation as a Markdown document (`export --format markdown`): a
 //! title heading, the session's metadata as a list, then one section per
 //! message. Nothing is folded or shortened, as befits an export: reasoning
-//! sits in a `<details>` block, tool calls and results in code blocks.
-//! Times are UTC, as everywhere else in the command line.
+//! sits in a `<details>` block, tool calls and results in code blocks. The
+//! document is written message by message ([`Document`]), so a long
+//! conversation is never held in memory.
+//! Times are in the zone of human output (local, UTC with `--utc`), named.
 
 use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use hermes_state::{Message, Session};
 
-use crate::output::datetime_seconds;
+use crate::output::when_seconds;
 use crate::render::conversation::{content_text, tool_calls};
 
-/// The document for `session` and its `messages`.
-pub fn conversation(session: &Session, messages: &[Message]) -> String {
+/// The document of one conversation, written as it goes: the heading and
+/// metadata first (with the number of messages, known before they are
+/// read), then one section per message. The bytes are those of the whole
+/// document built at once and stripped of trailing whitespace, plus one
+/// newline: whitespace at the end of a section is held back until more text
+/// follows.
+pub struct Document<W: Write> {
+    out: W,
+    held: String,
+}
+
+impl<W: Write> Document<W> {
+    /// Writes the heading and the metadata list.
+    pub fn start(out: W, session: &Session, messages: u64) -> io::Result<Self> {
+        let mut doc = Document {
+            out,
+            held: String::new(),
+        };
+        doc.push(&header(session, messages))?;
+        Ok(doc)
+    }
+
+    /// Writes one message's section.
+    pub fn message(&mut self, message: &Message) -> io::Result<()> {
+        let mut section = String::new();
+        write_message(&mut section, message);
+        self.push(&section)
+    }
+
+    /// Ends the document with one newline.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.out.write_all(b"\n")
+    }
+
+    fn push(&mut self, chunk: &str) -> io::Result<()> {
+        let text = chunk.trim_end();
+        if text.is_empty() {
+            self.held.push_str(chunk);
+            return Ok(());
+        }
+        self.out.write_all(self.held.as_bytes())?;
+        self.out.write_all(text.as_bytes())?;
+        self.held.clear();
+        self.held.push_str(&chunk[text.len()..]);
+        Ok(())
+    }
+}
+
+/// The heading and the metadata list, ending with a blank line.
+fn header(session: &Session, messages: u64) -> String {
     let mut doc = String::new();
     let title = session
         .title
@@ -31,16 +82,10 @@ pub fn conversation(session: &Session, messages: &[Message]) -> String {
     if let Some(model) = &session.model {
         item("Model", code_span(model));
     }
-    item(
-        "Started",
-        format!("{} UTC", datetime_seconds(session.started_at)),
-    );
+    item("Started", when_seconds(session.started_at));
     if let Some(ended) = session.ended_at {
         let reason = session.end_reason.as_deref().unwrap_or("no reason");
-        item(
-            "Ended",
-            format!("{} UTC ({reason})", datetime_seconds(ended)),
-        );
+        item("Ended", format!("{} ({reason})", when_seconds(ended)));
     }
     if let Some(parent) = &session.parent_session_id {
         item("Continues", code_span(parent));
@@ -48,14 +93,8 @@ pub fn conversation(session: &Session, messages: &[Message]) -> String {
     if let Some(cwd) = &session.cwd {
         item("Working directory", code_span(cwd));
     }
-    item("Messages", messages.len().to_string());
-    doc.push('\n');
+    item("Messages", messages.to_string());
     // Every section ends with a blank line, which separates it from the next.
-    for message in messages {
-        write_message(&mut doc, message);
-    }
-    let end = doc.trim_end().len();
-    doc.truncate(end);
     doc.push('\n');
     doc
 }
@@ -65,7 +104,7 @@ fn write_message(doc: &mut String, m: &Message) {
     if let Some(tool) = &m.tool_name {
         let _ = write!(role, ": {}", one_line_text(tool));
     }
-    let _ = writeln!(doc, "## {role} · {} UTC\n", datetime_seconds(m.timestamp));
+    let _ = writeln!(doc, "## {role} · {}\n", when_seconds(m.timestamp));
     let reasoning = m
         .reasoning
         .as_deref()
@@ -153,5 +192,23 @@ mod tests {
         assert_eq!(fenced("x ```` y", "json"), "`````json\nx ```` y\n`````\n");
         assert_eq!(code_span("a`b"), "``a`b``");
         assert_eq!(code_span("`a"), "`` `a ``");
+    }
+
+    #[test]
+    fn trailing_whitespace_is_held_back_until_text_follows() {
+        let mut out = Vec::new();
+        let mut doc = Document {
+            out: &mut out,
+            held: String::new(),
+        };
+        for chunk in ["# T\n\n", "  \n", "body  \n\n", "\n", "end\n\n"] {
+            doc.push(chunk).expect("push");
+        }
+        doc.finish().expect("finish");
+        let whole = "# T\n\n  \nbody  \n\n\nend\n\n";
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("{}\n", whole.trim_end())
+        );
     }
 }

@@ -102,7 +102,12 @@ impl Env {
 
     pub fn command(&self) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_hermes-state"));
+        // Human times in UTC, tables 100 columns wide, the real clock: the
+        // same output on every machine (tests of these set them).
         cmd.env("HERMES_HOME", self.dir.path())
+            .env("TZ", "UTC")
+            .env_remove("COLUMNS")
+            .env_remove("HERMES_STATE_NOW")
             .env_remove("NO_COLOR")
             .env_remove("RUST_BACKTRACE")
             .current_dir(self.dir.path());
@@ -134,6 +139,21 @@ impl Env {
             "escape codes in piped output of {args:?}"
         );
         run
+    }
+
+    /// `run` with extra environment variables.
+    pub fn run_env(&self, db: &Path, vars: &[(&str, &str)], args: &[&str]) -> Run {
+        let mut cmd = self.command();
+        cmd.arg("--db").arg(db).args(args);
+        for (name, value) in vars {
+            cmd.env(name, value);
+        }
+        let output = cmd.output().expect("run hermes-state");
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
     }
 
     pub fn run(&self, db: &Path, args: &[&str]) -> Run {

@@ -6,7 +6,7 @@ use crate::common::Env;
 
 /// An RFC 4180 reader: records of fields, CRLF or LF line ends, quoted
 /// fields with doubled quotes and embedded line breaks.
-fn parse_csv(text: &str) -> Vec<Vec<String>> {
+pub(crate) fn parse_csv(text: &str) -> Vec<Vec<String>> {
     let mut records = Vec::new();
     let mut record = Vec::new();
     let mut field = String::new();
@@ -47,7 +47,7 @@ fn parse_csv(text: &str) -> Vec<Vec<String>> {
 }
 
 /// The CSV as one JSON-like map per row, keyed by the header.
-fn csv_rows(text: &str) -> Vec<Vec<(String, String)>> {
+pub(crate) fn csv_rows(text: &str) -> Vec<Vec<(String, String)>> {
     let records = parse_csv(text);
     let (header, rows) = records.split_first().expect("a header row");
     rows.iter()

@@ -157,8 +157,16 @@ fn tool_calls_in(value: &SqlValue) -> i64 {
 /// compaction (`compacted = 1`) are not counted: `archive_and_compact` sets
 /// the counters to the new rows only, while rewound rows (`active = 0,
 /// compacted = 0`) stay counted (`rewind_to_message` leaves the counters alone).
+///
+/// A `tool_call_count` equal to what Hermes counted before its fix of
+/// 2026-03-07 (upstream pull request #564, between schema v2 and v4: one per
+/// assistant message carrying calls, however many, plus one per `tool`
+/// result) is marked [`CounterMismatch::counted_by_old_rule`] when the
+/// message count is right: the old rule's value, not damage. See
+/// docs/DECISIONS.md ("doctor and the old tool-call counting rule").
 pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
-    let mut real: HashMap<String, (i64, i64)> = HashMap::new();
+    // Per session: messages, tool calls, tool calls under the old rule.
+    let mut real: HashMap<String, (i64, i64, i64)> = HashMap::new();
     {
         let mut stmt = conn
             .prepare(
@@ -175,19 +183,25 @@ pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
     {
         let mut stmt = conn
             .prepare(
-                "SELECT session_id, tool_calls FROM messages WHERE tool_calls IS NOT NULL AND COALESCE(compacted, 0) = 0",
+                "SELECT session_id, tool_calls, role = 'tool' FROM messages
+                 WHERE (tool_calls IS NOT NULL OR role = 'tool') AND COALESCE(compacted, 0) = 0",
             )
             .context("counting tool calls")?;
         let mut rows = stmt.query([]).context("counting tool calls")?;
         while let Some(row) = rows.next().context("counting tool calls")? {
             let calls = tool_calls_in(&row.get::<_, SqlValue>(1).context("counting tool calls")?);
-            real.entry(row.get(0).context("counting tool calls")?)
-                .or_default()
-                .1 += calls;
+            let tool_result = row.get::<_, bool>(2).context("counting tool calls")?;
+            let counts = real
+                .entry(row.get(0).context("counting tool calls")?)
+                .or_default();
+            counts.1 += calls;
+            counts.2 += i64::from(tool_result || calls > 0);
         }
     }
+    // `main.sessions`, not the compatibility view of an old file (which has
+    // no rowid): both counters exist since v1.
     let mut stmt = conn
-        .prepare("SELECT id, message_count, tool_call_count FROM sessions ORDER BY rowid")
+        .prepare("SELECT id, message_count, tool_call_count FROM main.sessions ORDER BY rowid")
         .context("reading sessions")?;
     let sessions = stmt
         .query_map([], |r| {
@@ -203,7 +217,7 @@ pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
     Ok(sessions
         .into_iter()
         .filter_map(|(session_id, message_count, tool_call_count)| {
-            let (messages, calls) = real.get(&session_id).copied().unwrap_or_default();
+            let (messages, calls, old_rule) = real.get(&session_id).copied().unwrap_or_default();
             (message_count != Some(messages) || tool_call_count != Some(calls)).then_some(
                 CounterMismatch {
                     session_id,
@@ -211,6 +225,8 @@ pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
                     real_message_count: messages,
                     tool_call_count,
                     real_tool_call_count: calls,
+                    counted_by_old_rule: message_count == Some(messages)
+                        && tool_call_count == Some(old_rule),
                 },
             )
         })
@@ -228,12 +244,16 @@ fn integer(value: SqlValue) -> Option<i64> {
 }
 
 /// Sessions naming a parent that does not exist, in insertion order.
+///
+/// The checks that order by insertion read `main.sessions` (every column they
+/// need exists since v1), not the compatibility view an old file is read
+/// through, which has no rowid.
 pub fn dangling_parents(conn: &Connection) -> Result<Vec<DanglingParent>> {
     let mut stmt = conn
         .prepare(
-            "SELECT s.id, s.parent_session_id FROM sessions s
+            "SELECT s.id, s.parent_session_id FROM main.sessions s
              WHERE s.parent_session_id IS NOT NULL
-               AND NOT EXISTS (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id)
+               AND NOT EXISTS (SELECT 1 FROM main.sessions p WHERE p.id = s.parent_session_id)
              ORDER BY s.rowid",
         )
         .context("finding dangling parents")?;
@@ -280,7 +300,9 @@ pub fn lineage_cycles(conn: &Connection) -> Result<Vec<LineageCycle>> {
         age: (f64, i64),
     }
     let mut stmt = conn
-        .prepare("SELECT id, parent_session_id, started_at, rowid FROM sessions ORDER BY rowid")
+        .prepare(
+            "SELECT id, parent_session_id, started_at, rowid FROM main.sessions ORDER BY rowid",
+        )
         .context("reading lineage")?;
     let rows = stmt
         .query_map([], |r| {
@@ -356,9 +378,10 @@ pub fn lineage_cycles(conn: &Connection) -> Result<Vec<LineageCycle>> {
 pub fn duplicate_titles(conn: &Connection) -> Result<Vec<DuplicateTitle>> {
     let mut stmt = conn
         .prepare(
-            "SELECT title, id FROM sessions
-             WHERE title IN (SELECT title FROM sessions WHERE title IS NOT NULL GROUP BY title HAVING count(*) > 1)
-             ORDER BY title, rowid",
+            // The view for `title` (NULL before v4), the table for the rowid.
+            "SELECT v.title, v.id FROM sessions v JOIN main.sessions m ON m.id = v.id
+             WHERE v.title IN (SELECT title FROM sessions WHERE title IS NOT NULL GROUP BY title HAVING count(*) > 1)
+             ORDER BY v.title, m.rowid",
         )
         .context("finding duplicate titles")?;
     let rows = stmt

@@ -56,6 +56,11 @@ pub struct CounterMismatch {
     pub tool_call_count: Option<i64>,
     /// Tool calls of those rows (a JSON list counts its entries, any other value one).
     pub real_tool_call_count: i64,
+    /// The message count is right and `tool_call_count` is what Hermes
+    /// counted before 2026-03-07 (one per message carrying calls, one per
+    /// `tool` result): written under the old rule, not damage, and not
+    /// counted as a problem. The repair still recounts it by today's rule.
+    pub counted_by_old_rule: bool,
 }
 
 /// A session naming a parent that does not exist.
@@ -131,7 +136,8 @@ pub struct DoctorReport {
     pub fts_missing: Vec<String>,
     /// One entry per existing FTS table.
     pub fts: Vec<FtsTableCheck>,
-    /// Sessions whose counters are wrong.
+    /// Sessions whose counters differ from their rows (those counted by the
+    /// old rule included, marked; they are not problems).
     pub counters: Vec<CounterMismatch>,
     /// Sessions naming a missing parent.
     pub dangling_parents: Vec<DanglingParent>,
@@ -162,7 +168,11 @@ impl DoctorReport {
                 .iter()
                 .filter(|c| matches!(c.check, FtsCheck::Failed(_)))
                 .count()
-            + self.counters.len()
+            + self
+                .counters
+                .iter()
+                .filter(|c| !c.counted_by_old_rule)
+                .count()
             + self.dangling_parents.len()
             + self.orphaned_messages.len()
             + self.cycles.len()

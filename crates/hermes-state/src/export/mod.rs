@@ -11,10 +11,13 @@
 
 mod import;
 mod jsonl;
+mod message_walk;
+mod parts;
 mod streamed;
 
 use import::*;
 use jsonl::*;
+pub use parts::ExportPart;
 
 use std::collections::{BTreeSet, HashSet};
 use std::io::{BufRead, BufWriter, Write};
@@ -274,7 +277,7 @@ impl SessionDb {
 }
 
 /// Runs `read` inside `BEGIN DEFERRED … COMMIT`, so its statements share one snapshot.
-fn in_read_transaction<T>(
+pub(super) fn in_read_transaction<T>(
     conn: &Connection,
     read: impl FnOnce(&Connection) -> Result<T>,
 ) -> Result<T> {
@@ -286,7 +289,7 @@ fn in_read_transaction<T>(
 }
 
 /// `search_sessions(source, limit=100000)` of `api.md` §10.1.
-const SESSIONS_BY_LAST_ACTIVE: &str =
+pub(super) const SESSIONS_BY_LAST_ACTIVE: &str =
     "SELECT s.*, COALESCE(m.last_active, s.started_at) AS last_active
 FROM sessions s
 LEFT JOIN (SELECT session_id, MAX(timestamp) AS last_active FROM messages GROUP BY session_id) m

@@ -2,7 +2,7 @@
 //! (`api.md` §9.2 for what a compression child is, §8 for the search).
 
 use hermes_state::rusqlite::types::Value as Sql;
-use hermes_state::{ConversationHit, SearchOptions};
+use hermes_state::{ConversationHit, ConversationScope, SearchOptions};
 
 use super::lookups::{add, end, message, set};
 use crate::common::Store;
@@ -269,4 +269,140 @@ fn a_query_without_hits_or_that_cannot_be_parsed_finds_no_conversation() {
     three_segments(&store);
     assert!(search(&store, "submarine", &SearchOptions::default()).is_empty());
     assert!(search(&store, "   ", &SearchOptions::default()).is_empty());
+}
+
+fn search_in(
+    store: &Store,
+    query: &str,
+    options: &SearchOptions,
+    scope: &ConversationScope,
+) -> Vec<ConversationHit> {
+    store
+        .db
+        .search_conversations_in(query, options, scope)
+        .expect("search_conversations_in")
+}
+
+fn sessions(ids: &[&str]) -> Option<std::collections::HashSet<String>> {
+    Some(ids.iter().map(|id| (*id).to_owned()).collect())
+}
+
+#[test]
+fn a_scope_of_one_lineage_keeps_that_conversation_only() {
+    let store = Store::new();
+    three_segments(&store);
+    add(&store, "other", "cli", 2.0, None);
+    message(&store, "other", "user", "bike lights", 12.0);
+    let everything = search(&store, "bike", &SearchOptions::default());
+    assert_eq!(everything.len(), 2);
+
+    let lineage = ConversationScope {
+        sessions: sessions(&["root", "mid", "tip"]),
+        ..ConversationScope::default()
+    };
+    let found = search_in(&store, "bike", &SearchOptions::default(), &lineage);
+    assert_eq!(roots(&found), ["root"]);
+    assert_eq!(found[0].hits, 3);
+    assert_eq!(found[0].session_ids, ["root", "mid", "tip"]);
+
+    // One segment of the lineage: the conversation is still named by its
+    // root, but only that segment's hits count.
+    let segment = ConversationScope {
+        sessions: sessions(&["tip"]),
+        ..ConversationScope::default()
+    };
+    let found = search_in(&store, "bike", &SearchOptions::default(), &segment);
+    assert_eq!(roots(&found), ["root"]);
+    assert_eq!(found[0].session_ids, ["tip"]);
+    assert_eq!(found[0].hits, 1);
+    assert_eq!(found[0].best.session_id, "tip");
+    assert_eq!(
+        (found[0].first_timestamp, found[0].last_timestamp),
+        (30.0, 30.0)
+    );
+}
+
+#[test]
+fn a_time_window_counts_only_the_hits_inside_it() {
+    let store = Store::new();
+    three_segments(&store);
+    // Hits at 10 (root), 20 (mid), 30 (tip); `until` is exclusive.
+    let window = ConversationScope {
+        since: Some(15.0),
+        until: Some(30.0),
+        ..ConversationScope::default()
+    };
+    for sort in [None, Some("newest"), Some("oldest")] {
+        let found = search_in(&store, "bike", &options(sort, 20, 0), &window);
+        assert_eq!(roots(&found), ["root"], "sort {sort:?}");
+        assert_eq!(found[0].hits, 1, "sort {sort:?}");
+        assert_eq!(found[0].session_ids, ["mid"], "sort {sort:?}");
+        assert_eq!(
+            (found[0].first_timestamp, found[0].last_timestamp),
+            (20.0, 20.0)
+        );
+    }
+    let since = ConversationScope {
+        since: Some(20.0),
+        ..ConversationScope::default()
+    };
+    let found = search_in(&store, "bike", &options(Some("newest"), 20, 0), &since);
+    assert_eq!(found[0].session_ids, ["mid", "tip"]);
+    assert_eq!(found[0].hits, 2);
+    let nothing = ConversationScope {
+        since: Some(31.0),
+        ..ConversationScope::default()
+    };
+    assert!(search_in(&store, "bike", &SearchOptions::default(), &nothing).is_empty());
+}
+
+#[test]
+fn a_window_read_in_time_order_finds_every_hit_inside_it() {
+    // More hits than one page of the search, most of them outside the
+    // window, in two conversations: newest first stops once past `since`,
+    // oldest first once past `until`; both find exactly the hits inside.
+    let store = Store::new();
+    add(&store, "early", "cli", 1.0, None);
+    add(&store, "late", "cli", 2.0, None);
+    for n in 0..300 {
+        let at = f64::from(n);
+        let id = if n % 2 == 0 { "early" } else { "late" };
+        message(&store, id, "user", "canyon trail", 1000.0 + at);
+    }
+    let window = ConversationScope {
+        since: Some(1100.0),
+        until: Some(1110.0),
+        ..ConversationScope::default()
+    };
+    for sort in ["newest", "oldest"] {
+        let found = search_in(&store, "canyon", &options(Some(sort), 20, 0), &window);
+        let mut found_roots = roots(&found);
+        found_roots.sort_unstable();
+        assert_eq!(found_roots, ["early", "late"], "sort {sort}");
+        assert!(found.iter().all(|c| c.hits == 5), "sort {sort}: {found:#?}");
+        assert!(
+            found
+                .iter()
+                .all(|c| c.first_timestamp >= 1100.0 && c.last_timestamp < 1110.0)
+        );
+    }
+}
+
+#[test]
+fn the_default_scope_is_the_plain_conversation_search() {
+    let store = Store::new();
+    three_segments(&store);
+    add(&store, "other", "cli", 2.0, None);
+    message(&store, "other", "user", "bike lights", 12.0);
+    for sort in [None, Some("newest"), Some("oldest")] {
+        assert_eq!(
+            search_in(
+                &store,
+                "bike",
+                &options(sort, 20, 0),
+                &ConversationScope::default()
+            ),
+            search(&store, "bike", &options(sort, 20, 0))
+        );
+    }
 }

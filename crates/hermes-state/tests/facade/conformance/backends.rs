@@ -23,6 +23,20 @@ impl Backend {
     pub fn name(&self) -> &'static str {
         self.store.backend_name()
     }
+
+    /// A raw client on the PostgreSQL store's schema, for reading tables
+    /// the seam has no call for; `None` on SQLite.
+    #[allow(dead_code)]
+    pub fn pg_client(&self) -> Option<postgres::Client> {
+        let Cleanup::Schema { admin, schema } = &self.cleanup else {
+            return None;
+        };
+        let mut client = postgres::Client::connect(admin, postgres::NoTls).unwrap();
+        client
+            .batch_execute(&format!("SET search_path TO \"{schema}\""))
+            .unwrap();
+        Some(client)
+    }
 }
 
 impl Drop for Backend {

@@ -5,9 +5,19 @@
 //! backends may differ (ranking, snippet windows), the case says so and
 //! compares what both guarantee.
 
+// The tests print `skipped:` lines and their tallies on purpose.
+#![allow(clippy::print_stdout)]
+
+mod accounting;
 mod backends;
+mod coordination;
+mod lineage;
+mod message_reads;
 mod moving;
+mod prune;
+mod read_only;
 mod search;
 mod sessions;
+mod stats;
 
 pub use backends::backends;

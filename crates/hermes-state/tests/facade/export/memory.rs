@@ -7,7 +7,9 @@
 //! heap during the export (a counting global allocator). A 10× larger store
 //! must not need markedly more memory. The same holds for the original's
 //! shape walked with `export_all_each` (as `export --format json` writes it),
-//! whose memory is bounded by the largest session.
+//! whose memory is bounded by the largest session, and for one session's
+//! messages walked with `walk_messages` (as `export --format markdown` writes
+//! them), whose memory is bounded by the largest message.
 #![allow(clippy::print_stdout)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -65,7 +67,8 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 const CHILD_DB: &str = "HERMES_STATE_EXPORT_MEMORY_DB";
 /// `original`: the child walks `export_all_each`, serializing each session
-/// as the CLI does; otherwise it writes the JSONL export.
+/// as the CLI does; `walk`: it walks the messages of the session `big` with
+/// `walk_messages`, serializing each; otherwise it writes the JSONL export.
 const CHILD_SHAPE: &str = "HERMES_STATE_EXPORT_MEMORY_SHAPE";
 
 fn status_kb(field: &str) -> u64 {
@@ -90,8 +93,13 @@ fn export_memory_child() {
     let heap_before = HEAP_NOW.load(Ordering::Relaxed);
     HEAP_PEAK.store(heap_before, Ordering::Relaxed);
     let started = std::time::Instant::now();
-    let summary = if std::env::var(CHILD_SHAPE).is_ok_and(|s| s == "original") {
+    let shape = std::env::var(CHILD_SHAPE).unwrap_or_default();
+    let summary = if shape == "original" {
         original_shape_to_sink(&db)
+    } else if shape == "walk" {
+        one_session_to_sink(&db, "big")
+    } else if shape == "parts" {
+        original_shape_in_parts_to_sink(&db)
     } else {
         db.export_jsonl(std::io::sink(), &ExportFilter::default(), |_| {})
             .expect("export")
@@ -122,6 +130,48 @@ fn original_shape_to_sink(db: &SessionDb) -> ExportSummary {
         std::ops::ControlFlow::Continue(())
     })
     .expect("export_all_each");
+    summary
+}
+
+/// The original's shape in parts (`export_all_parts`, as `export --format
+/// json` writes it), each part serialized to nowhere.
+fn original_shape_in_parts_to_sink(db: &SessionDb) -> ExportSummary {
+    let mut summary = ExportSummary::default();
+    db.export_all_parts(None, |part| {
+        let text = match part {
+            hermes_state::ExportPart::Session(export) => {
+                summary.sessions += 1;
+                serde_json::to_vec(&export.to_value()).expect("json")
+            }
+            hermes_state::ExportPart::Message(message) => {
+                summary.messages += 1;
+                serde_json::to_vec(&message).expect("json")
+            }
+            hermes_state::ExportPart::SessionEnd => Vec::new(),
+        };
+        summary.bytes += text.len() as u64;
+        std::ops::ControlFlow::Continue(())
+    })
+    .expect("export_all_parts");
+    summary
+}
+
+/// One session's messages, one at a time, serialized to nowhere.
+fn one_session_to_sink(db: &SessionDb, id: &str) -> ExportSummary {
+    let mut summary = ExportSummary::default();
+    db.walk_messages(
+        id,
+        false,
+        |_| std::ops::ControlFlow::Continue(()),
+        |message| {
+            let text = serde_json::to_vec(&message).expect("json");
+            summary.messages += 1;
+            summary.bytes += text.len() as u64;
+            std::ops::ControlFlow::Continue(())
+        },
+    )
+    .expect("walk_messages");
+    summary.sessions = 1;
     summary
 }
 
@@ -264,6 +314,162 @@ fn original_shape_walk_memory_is_bounded() {
         small,
         large,
         "original",
+    );
+}
+
+/// `export_all_parts` holds one message at a time: a store whose one session
+/// is 10× longer needs about the same memory (`export_all_each` would hold
+/// the session, ~10×).
+#[test]
+fn original_shape_parts_memory_is_bounded() {
+    let (small, large) = (2_000, 20_000);
+    assert_bounded_with(
+        fill_with_big(small, small),
+        fill_with_big(large, large),
+        small,
+        large,
+        "parts",
+    );
+}
+
+/// The parts put back together are `export_all` and `export_session`, in
+/// their order; Break stops the walk.
+#[test]
+fn original_shape_parts_are_export_all_and_export_session() {
+    use hermes_state::ExportPart;
+    let s = fill_with_big(2_500, 1_200);
+    let gather = |exports: &mut Vec<hermes_state::SessionExport>, part: ExportPart| {
+        match part {
+            ExportPart::Session(export) => {
+                assert!(export.messages.is_empty());
+                exports.push(export);
+            }
+            ExportPart::Message(message) => {
+                exports.last_mut().expect("open").messages.push(message)
+            }
+            ExportPart::SessionEnd => {}
+        }
+        std::ops::ControlFlow::Continue(())
+    };
+    let mut all = Vec::new();
+    let started =
+        s.db.export_all_parts(None, |part| gather(&mut all, part))
+            .expect("parts");
+    assert_eq!(started, all.len() as u64);
+    assert_eq!(all, s.db.export_all(None).expect("export_all"));
+    let mut one = Vec::new();
+    assert!(
+        s.db.export_session_parts("big", |part| gather(&mut one, part))
+            .expect("parts")
+    );
+    assert_eq!(
+        one,
+        vec![s.db.export_session("big").expect("export").expect("big")]
+    );
+    assert!(
+        !s.db
+            .export_session_parts("nope", |_| unreachable!())
+            .expect("parts")
+    );
+    // Break on the first message: one session started, nothing more.
+    let mut parts = 0;
+    let started =
+        s.db.export_all_parts(None, |part| {
+            parts += 1;
+            if matches!(part, ExportPart::Message(_)) {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        })
+        .expect("parts");
+    assert_eq!((started, parts), (1, 2));
+}
+
+/// `walk_messages` holds one message at a time: a session 10× longer needs
+/// about the same memory (`get_messages` would hold ~10×).
+#[test]
+fn one_session_walk_memory_is_bounded() {
+    let (small, large) = (2_000, 20_000);
+    assert_bounded_with(
+        fill_with_big(small, small),
+        fill_with_big(large, large),
+        small,
+        large,
+        "walk",
+    );
+}
+
+/// `walk_messages` counts and hands over exactly what `get_messages_page`
+/// returns, in its order, inactive rows only when asked; Break stops it.
+#[test]
+fn one_session_walk_is_get_messages() {
+    let s = fill_with_big(1_500, 1_200);
+    let first_three: Vec<i64> =
+        s.db.get_messages_page("big", hermes_state::MessagePage::default())
+            .expect("page")
+            .iter()
+            .take(3)
+            .map(|m| m.id)
+            .collect();
+    s.db.rewind_to_message("big", first_three[2])
+        .expect("rewind");
+    for include_inactive in [false, true] {
+        let page = hermes_state::MessagePage {
+            include_inactive,
+            ..hermes_state::MessagePage::default()
+        };
+        let expected = s.db.get_messages_page("big", page).expect("page");
+        let mut counted = None;
+        let mut walked = Vec::new();
+        let handed =
+            s.db.walk_messages(
+                "big",
+                include_inactive,
+                |n| {
+                    counted = Some(n);
+                    std::ops::ControlFlow::Continue(())
+                },
+                |m| {
+                    walked.push(m);
+                    std::ops::ControlFlow::Continue(())
+                },
+            )
+            .expect("walk");
+        assert_eq!(walked, expected, "include_inactive={include_inactive}");
+        assert_eq!(counted, Some(expected.len() as u64));
+        assert_eq!(handed, expected.len() as u64);
+    }
+    let handed =
+        s.db.walk_messages(
+            "big",
+            false,
+            |_| std::ops::ControlFlow::Continue(()),
+            |_| std::ops::ControlFlow::Break(()),
+        )
+        .expect("walk");
+    assert_eq!(handed, 1);
+    let none =
+        s.db.walk_messages(
+            "big",
+            false,
+            |_| std::ops::ControlFlow::Break(()),
+            |_| std::ops::ControlFlow::Continue(()),
+        )
+        .expect("walk");
+    assert_eq!(none, 0);
+    assert_eq!(
+        s.db.walk_messages(
+            "nope",
+            false,
+            |n| {
+                assert_eq!(n, 0);
+                std::ops::ControlFlow::Continue(())
+            },
+            |_| std::ops::ControlFlow::Continue(())
+        )
+        .expect("walk"),
+        0
     );
 }
 

@@ -1,0 +1,83 @@
+//! Message pages, the conversation view (`api.md` §5.1, §5.2) and clearing
+//! a session's messages (§11.5). The conversation is built by the query
+//! crate's pure `build_conversation`, shared with the SQLite backend.
+
+use hermes_state_query::MessagePage;
+use hermes_state_query::conversation::build_conversation;
+use hermes_state_types::{ConversationMessage, Message};
+
+use crate::PgStore;
+use crate::error::{Context, Result};
+use crate::lineage::root_to_tip;
+use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
+
+impl PgStore {
+    /// The messages of a session in insertion (id) order, the inactive ones
+    /// too with `include_inactive`, paged by `limit` and `offset`.
+    pub fn get_messages_page(&self, session_id: &str, page: MessagePage) -> Result<Vec<Message>> {
+        let active = if page.include_inactive {
+            ""
+        } else {
+            " AND m.active = 1"
+        };
+        let sql = format!(
+            "SELECT {} FROM messages m WHERE m.session_id = $1{active} \
+             ORDER BY m.id LIMIT $2 OFFSET $3",
+            select_list("m", &MESSAGE_COLUMNS)
+        );
+        let limit = page.limit.map(i64::from);
+        let offset = i64::from(page.offset);
+        self.read(|tx| {
+            Ok(tx
+                .query(&sql, &[&session_id, &limit, &offset])
+                .context("reading messages")?
+                .iter()
+                .map(message_from_row)
+                .collect())
+        })
+    }
+
+    /// The OpenAI-style conversation of a session (`api.md` §5.2); with
+    /// `include_ancestors` its lineage's earlier messages come first.
+    /// Rewound messages are left out.
+    pub fn get_messages_as_conversation(
+        &self,
+        session_id: &str,
+        include_ancestors: bool,
+    ) -> Result<Vec<ConversationMessage>> {
+        let sql = format!(
+            "SELECT {} FROM messages m WHERE m.session_id = ANY($1) AND m.active = 1 ORDER BY m.id",
+            select_list("m", &MESSAGE_COLUMNS)
+        );
+        let rows = self.read(|tx| {
+            let sessions = if include_ancestors {
+                root_to_tip(tx, session_id)?
+            } else {
+                vec![session_id.to_owned()]
+            };
+            Ok(tx
+                .query(&sql, &[&sessions])
+                .context("reading the conversation")?
+                .iter()
+                .map(message_from_row)
+                .collect::<Vec<_>>())
+        })?;
+        Ok(build_conversation(&rows, include_ancestors))
+    }
+
+    /// Deletes every message of a session (inactive ones too) and zeroes its
+    /// message and tool-call counters; token counters, title and times stay.
+    /// Unknown ids are ignored.
+    pub fn clear_messages(&self, session_id: &str) -> Result<()> {
+        self.write("clearing messages", |tx| {
+            tx.execute("DELETE FROM messages WHERE session_id = $1", &[&session_id])
+                .context("clearing messages")?;
+            tx.execute(
+                "UPDATE sessions SET message_count = 0, tool_call_count = 0 WHERE id = $1",
+                &[&session_id],
+            )
+            .context("clearing messages")?;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,202 @@
+//! Pruning old sessions (`api.md` §11.3) with the selection of the SQLite
+//! backend (`hermes_state_query::prune`), spelled for PostgreSQL with bound
+//! parameters only. SQLite's `LIKE` folds ASCII case only; here both sides
+//! are folded with `translate` over `A`–`Z`, which is exactly that.
+
+use hermes_state_query::prune::{PruneFilters, PruneOptions, PruneReport, remove_transcripts};
+use hermes_state_query::titles::escape_like;
+use postgres::types::ToSql;
+
+use crate::PgStore;
+use crate::error::{Context, PgError, Result};
+
+const UPPER: &str = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
+const LOWER: &str = "'abcdefghijklmnopqrstuvwxyz'";
+
+/// `WHERE` conditions over `sessions s` and their parameters (`$1`, `$2`, …).
+#[derive(Default)]
+struct Conditions {
+    clauses: Vec<String>,
+    params: Vec<Box<dyn ToSql + Sync>>,
+}
+
+impl Conditions {
+    /// A condition whose `{}` placeholders take `values`, in order, as the
+    /// next parameters.
+    fn push(&mut self, template: &str, values: Vec<Box<dyn ToSql + Sync>>) {
+        let mut parts = template.split("{}");
+        let mut clause = parts.next().unwrap_or_default().to_owned();
+        for (part, value) in parts.zip(values) {
+            self.params.push(value);
+            clause.push_str(&format!("${}{part}", self.params.len()));
+        }
+        self.clauses.push(clause);
+    }
+
+    /// `column` contains `value` (SQLite's `LIKE '%value%'`: wildcards
+    /// literal, ASCII case folded).
+    fn push_contains(&mut self, column: &str, value: &str) {
+        self.push(
+            &format!(
+                "translate({column}, {UPPER}, {LOWER}) LIKE translate({{}}, {UPPER}, {LOWER}) ESCAPE '\\'"
+            ),
+            vec![Box::new(format!("%{}%", escape_like(value)))],
+        );
+    }
+
+    fn where_clause(&self) -> String {
+        if self.clauses.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", self.clauses.join(" AND "))
+        }
+    }
+
+    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        self.params.iter().map(|p| p.as_ref()).collect()
+    }
+}
+
+/// The selection of `hermes_state_query::prune::PruneCandidates::new`,
+/// condition for condition.
+fn candidates(options: &PruneOptions, now: f64) -> Conditions {
+    let f: &PruneFilters = &options.filters;
+    let mut c = Conditions::default();
+    let nonempty = |value: &Option<String>| value.clone().filter(|v| !v.is_empty());
+    c.push("s.ended_at IS NOT NULL", vec![]);
+    let before = f
+        .started_before
+        .or(options.older_than_days.map(|days| now - days * 86_400.0));
+    if let Some(before) = before {
+        c.push("s.started_at < {}", vec![Box::new(before)]);
+    }
+    if let Some(after) = f.started_after {
+        c.push("s.started_at > {}", vec![Box::new(after)]);
+    }
+    if let Some(source) = options.source.clone().filter(|s| !s.is_empty()) {
+        c.push("s.source = {}", vec![Box::new(source)]);
+    }
+    if let Some(title) = nonempty(&f.title_like) {
+        c.push_contains("s.title", &title);
+    }
+    if let Some(reason) = nonempty(&f.end_reason) {
+        c.push("s.end_reason = {}", vec![Box::new(reason)]);
+    }
+    if let Some(prefix) = nonempty(&f.cwd_prefix) {
+        let folder = prefix.trim_end_matches(['/', '\\']).to_owned();
+        let escaped = escape_like(&folder);
+        let fold = |e: &str| format!("translate({e}, {UPPER}, {LOWER})");
+        c.push(
+            &format!(
+                "(s.cwd = {{}} OR {cwd} LIKE {p} ESCAPE '\\' OR {cwd} LIKE {p} ESCAPE '\\')",
+                cwd = fold("s.cwd"),
+                p = fold("{}"),
+            ),
+            vec![
+                Box::new(folder),
+                Box::new(format!("{escaped}/%")),
+                Box::new(format!("{escaped}\\\\%")),
+            ],
+        );
+    }
+    let tokens = "(COALESCE(s.input_tokens, 0) + COALESCE(s.output_tokens, 0))";
+    let integer_bounds = [
+        ("s.message_count", f.min_messages, f.max_messages),
+        (tokens, f.min_tokens, f.max_tokens),
+        ("s.tool_call_count", f.min_tool_calls, f.max_tool_calls),
+    ];
+    for (expr, min, max) in integer_bounds {
+        if let Some(min) = min {
+            c.push(&format!("{expr} >= {{}}"), vec![Box::new(min)]);
+        }
+        if let Some(max) = max {
+            c.push(&format!("{expr} <= {{}}"), vec![Box::new(max)]);
+        }
+    }
+    if let Some(archived) = f.archived {
+        c.push("s.archived = {}", vec![Box::new(i64::from(archived))]);
+    }
+    if let Some(model) = nonempty(&f.model_like) {
+        c.push_contains("s.model", &model);
+    }
+    let equal = [
+        ("s.billing_provider", &f.provider),
+        ("s.user_id", &f.user_id),
+        ("s.chat_id", &f.chat_id),
+        ("s.chat_type", &f.chat_type),
+    ];
+    for (column, value) in equal {
+        if let Some(value) = nonempty(value) {
+            c.push(&format!("{column} = {{}}"), vec![Box::new(value)]);
+        }
+    }
+    if let Some(branch) = nonempty(&f.branch_like) {
+        c.push_contains("s.git_branch", &branch);
+    }
+    let cost = "COALESCE(s.actual_cost_usd, s.estimated_cost_usd, 0)";
+    if let Some(min) = f.min_cost {
+        c.push(&format!("{cost} >= {{}}"), vec![Box::new(min)]);
+    }
+    if let Some(max) = f.max_cost {
+        c.push(&format!("{cost} <= {{}}"), vec![Box::new(max)]);
+    }
+    c
+}
+
+impl PgStore {
+    /// Removes old ended sessions with their messages (`api.md` §11.3), as
+    /// the SQLite backend: in one write transaction the sessions whose
+    /// parent is pruned are orphaned, then the candidates' messages and
+    /// rows are deleted (usage rows go with them); with `dry_run` the
+    /// candidates are listed and nothing is written. Afterwards the pruned
+    /// sessions' transcripts in `sessions_dir` are deleted.
+    ///
+    /// Errors: a non-finite `older_than_days` or float filter is
+    /// [`PgError::InvalidInput`].
+    pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
+        if let Some((name, value)) = options.non_finite() {
+            return Err(PgError::InvalidInput(format!(
+                "{name} must be finite, got {value}"
+            )));
+        }
+        let conditions = candidates(options, self.now());
+        let select = format!(
+            "SELECT s.id FROM sessions s{} ORDER BY s.started_at, s.id",
+            conditions.where_clause()
+        );
+        let find = |tx: &mut postgres::Transaction<'_>| -> Result<Vec<String>> {
+            Ok(tx
+                .query(&select, &conditions.params())
+                .context("finding sessions to prune")?
+                .iter()
+                .map(|row| row.get(0))
+                .collect())
+        };
+        let ids = if options.dry_run {
+            self.read(find)?
+        } else {
+            self.write("pruning sessions", |tx| {
+                let ids = find(tx)?;
+                tx.execute(
+                    "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ANY($1)",
+                    &[&ids],
+                )
+                .context("orphaning children")?;
+                tx.execute("DELETE FROM messages WHERE session_id = ANY($1)", &[&ids])
+                    .context("deleting messages")?;
+                tx.execute("DELETE FROM sessions WHERE id = ANY($1)", &[&ids])
+                    .context("deleting sessions")?;
+                Ok(ids)
+            })?
+        };
+        if !options.dry_run
+            && let Some(dir) = &options.sessions_dir
+        {
+            remove_transcripts(dir, &ids);
+        }
+        Ok(PruneReport {
+            count: ids.len(),
+            ids,
+        })
+    }
+}

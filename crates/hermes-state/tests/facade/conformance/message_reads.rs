@@ -1,0 +1,227 @@
+//! Message pages, the conversation view (`api.md` §5.1, §5.2) and clearing
+//! messages (§11.5) through the seam.
+
+use hermes_state::{MessagePage, NewMessage, NewSession, StoreLocation};
+use serde_json::json;
+
+use super::backends::{Backend, backends};
+
+/// Marks one message inactive (as a rewind does), raw on either backend.
+fn deactivate(b: &Backend, message_id: i64) {
+    if let Some(mut client) = b.pg_client() {
+        client
+            .execute(
+                "UPDATE messages SET active = 0 WHERE id = $1",
+                &[&message_id],
+            )
+            .unwrap();
+        return;
+    }
+    let StoreLocation::Sqlite(path) = &b.location else {
+        unreachable!("a SQLite backend has a path")
+    };
+    hermes_state::rusqlite::Connection::open(path)
+        .unwrap()
+        .execute("UPDATE messages SET active = 0 WHERE id = ?1", [message_id])
+        .unwrap();
+}
+
+#[test]
+fn message_pages_skip_inactive_rows_and_page_alike() {
+    for b in backends("message pages") {
+        let s = &b.store;
+        let n = b.name();
+        s.create_session(&NewSession::new("s", "cli")).unwrap();
+        let ids = s
+            .append_messages(
+                &(0..5)
+                    .map(|i| {
+                        NewMessage::new("s", "user")
+                            .content(format!("m{i}"))
+                            .timestamp(f64::from(i))
+                    })
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap();
+        deactivate(&b, ids[1]);
+        let texts = |page: MessagePage| -> Vec<i64> {
+            s.get_messages_page("s", page)
+                .unwrap()
+                .iter()
+                .map(|m| m.id)
+                .collect()
+        };
+        assert_eq!(
+            texts(MessagePage::default()),
+            [ids[0], ids[2], ids[3], ids[4]],
+            "{n}"
+        );
+        assert_eq!(
+            texts(MessagePage {
+                include_inactive: true,
+                ..MessagePage::default()
+            }),
+            ids,
+            "{n}"
+        );
+        assert_eq!(
+            texts(MessagePage {
+                limit: Some(2),
+                offset: 1,
+                include_inactive: false
+            }),
+            [ids[2], ids[3]],
+            "{n}"
+        );
+        assert_eq!(
+            texts(MessagePage {
+                limit: None,
+                offset: 3,
+                include_inactive: true
+            }),
+            [ids[3], ids[4]],
+            "{n}: an offset without a limit"
+        );
+        assert!(
+            texts(MessagePage {
+                limit: Some(0),
+                ..MessagePage::default()
+            })
+            .is_empty(),
+            "{n}"
+        );
+        assert!(
+            s.get_messages_page("ghost", MessagePage::default())
+                .unwrap()
+                .is_empty(),
+            "{n}"
+        );
+        assert_eq!(
+            s.get_messages_page("s", MessagePage::default()).unwrap(),
+            s.get_messages("s").unwrap(),
+            "{n}"
+        );
+    }
+}
+
+#[test]
+fn conversations_are_built_alike_with_and_without_ancestors() {
+    let mut results = Vec::new();
+    for b in backends("conversation") {
+        let s = &b.store;
+        let n = b.name();
+        s.create_session(&NewSession::new("p", "cli")).unwrap();
+        s.append_messages(&[
+            NewMessage::new("p", "user").content("find the docs").timestamp(1.0),
+            NewMessage::new("p", "assistant")
+                .content("")
+                .tool_calls(json!([{"id": "t1", "type": "function", "function": {"name": "web_search", "arguments": "{}"}}]))
+                .timestamp(2.0),
+            NewMessage::new("p", "tool").tool_result("web_search", "t1").content("results").timestamp(3.0),
+            NewMessage::new("p", "user").content("summarise them").timestamp(4.0),
+        ])
+        .unwrap();
+        s.end_session("p", "compression").unwrap();
+        let mut child = NewSession::new("c", "cli");
+        child.parent_session_id = Some("p".into());
+        s.create_session(&child).unwrap();
+        // The continuation replays the parent's last user message.
+        let ids = s
+            .append_messages(&[
+                NewMessage::new("c", "user")
+                    .content("summarise them")
+                    .timestamp(5.0),
+                NewMessage::new("c", "assistant")
+                    .content(hermes_state::Content::Structured(
+                        json!([{"type": "text", "text": "done"}]),
+                    ))
+                    .timestamp(6.0),
+                NewMessage::new("c", "assistant")
+                    .content("rewound")
+                    .timestamp(7.0),
+            ])
+            .unwrap();
+        deactivate(&b, ids[2]);
+
+        let own = s.get_messages_as_conversation("c", false).unwrap();
+        let roles: Vec<_> = own.iter().map(|m| m.role.as_str()).collect();
+        assert_eq!(
+            roles,
+            ["user", "assistant"],
+            "{n}: the rewound row is left out"
+        );
+        let whole = s.get_messages_as_conversation("c", true).unwrap();
+        let roles: Vec<_> = whole.iter().map(|m| m.role.as_str()).collect();
+        assert_eq!(
+            roles,
+            ["user", "assistant", "tool", "user", "assistant"],
+            "{n}: the replayed user message appears once"
+        );
+        assert_eq!(whole[2].tool_call_id.as_deref(), Some("t1"), "{n}");
+        assert!(
+            s.get_messages_as_conversation("ghost", true)
+                .unwrap()
+                .is_empty(),
+            "{n}"
+        );
+        results.push((own, whole));
+    }
+    // The SQLite backend is the reference: every field equal.
+    for other in &results[1..] {
+        assert_eq!(other, &results[0]);
+    }
+}
+
+#[test]
+fn clearing_messages_zeroes_counters_and_keeps_the_rest_alike() {
+    for b in backends("clear messages") {
+        let s = &b.store;
+        let n = b.name();
+        s.create_session(&NewSession::new("s", "cli")).unwrap();
+        s.create_session(&NewSession::new("other", "cli")).unwrap();
+        s.set_session_title("s", Some("Kept")).unwrap();
+        s.update_token_counts(
+            "s",
+            &hermes_state::TokenUpdate {
+                input_tokens: 9,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let ids = s
+            .append_messages(&[
+                NewMessage::new("s", "assistant")
+                    .content("x")
+                    .tool_calls(json!([{"id": "1"}])),
+                NewMessage::new("s", "user").content("y"),
+                NewMessage::new("other", "user").content("z"),
+            ])
+            .unwrap();
+        deactivate(&b, ids[1]);
+        s.clear_messages("s").unwrap();
+        s.clear_messages("ghost").unwrap();
+        assert_eq!(
+            s.message_count(Some("s")).unwrap(),
+            0,
+            "{n}: inactive rows go too"
+        );
+        assert_eq!(s.message_count(Some("other")).unwrap(), 1, "{n}");
+        let row = s.get_session("s").unwrap().unwrap();
+        assert_eq!(
+            (row.message_count, row.tool_call_count),
+            (Some(0), Some(0)),
+            "{n}"
+        );
+        assert_eq!(
+            (row.title.as_deref(), row.input_tokens),
+            (Some("Kept"), Some(9)),
+            "{n}"
+        );
+        assert!(
+            s.search_messages("x", &Default::default())
+                .unwrap()
+                .is_empty(),
+            "{n}"
+        );
+    }
+}
