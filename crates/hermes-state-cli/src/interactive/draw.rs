@@ -10,7 +10,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::app::{App, LineKind, Outcome, Reading, View};
-use crate::output::{datetime, one_line, pad};
+use crate::columns::{fit, width};
+use crate::output::{datetime, one_line};
 
 /// The prompt in front of the query.
 const PROMPT: &str = "search › ";
@@ -95,7 +96,7 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
     };
     // One column for the ids on screen, as wide as the widest (within reason).
     let id_width = shown()
-        .map(|(_, hit)| hit.session_id.chars().count())
+        .map(|(_, hit)| width(&hit.session_id))
         .max()
         .unwrap_or(0)
         .min(MAX_ID_WIDTH);
@@ -114,7 +115,7 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
             let mut spans = vec![
                 Span::styled(if selected { "▶ " } else { "  " }, base),
                 Span::styled(
-                    format!("{}  ", pad(&hit.session_id, id_width)),
+                    format!("{}  ", fit(&hit.session_id, id_width)),
                     base.add_modifier(Modifier::BOLD),
                 ),
                 Span::styled(
@@ -122,10 +123,10 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
                     base.fg(Color::Gray),
                 ),
                 Span::styled(
-                    format!("{} ", pad(hit.source.as_deref().unwrap_or("?"), 10)),
+                    format!("{} ", fit(hit.source.as_deref().unwrap_or("?"), 10)),
                     base.fg(Color::Blue),
                 ),
-                Span::styled(format!("{} ", pad(&role, 9)), base.fg(Color::Cyan)),
+                Span::styled(format!("{} ", fit(&role, 9)), base.fg(Color::Cyan)),
             ];
             spans.extend(snippet_spans(&hit.snippet, base));
             Line::from(spans)

@@ -174,3 +174,23 @@ fn ids_of_different_lengths_line_up_in_one_column() {
         "{rows:?}"
     );
 }
+
+#[test]
+fn wide_sources_keep_the_columns_aligned() {
+    let mut app = app("东京");
+    let mut wide = hit(1, ">>>东京<<<");
+    wide.source = Some("微信".to_owned());
+    app.set_outcome(Outcome::Hits(vec![wide, hit(2, ">>>东京<<<")]));
+    let mut terminal = Terminal::new(TestBackend::new(100, 6)).expect("test backend");
+    terminal.draw(|frame| draw(frame, &mut app)).expect("draw");
+    let buffer = terminal.backend().buffer();
+    // The terminal column where a row's role starts: the source column is
+    // 10 columns wide whatever its characters (a CJK one takes two).
+    let role_column = |y: u16| {
+        (0..96u16).find(|&x| {
+            (0..4u16).all(|i| buffer[(x + i, y)].symbol() == &"user"[i as usize..=i as usize])
+        })
+    };
+    assert_eq!(role_column(1), role_column(2));
+    assert!(role_column(1).is_some());
+}
