@@ -70,6 +70,7 @@ fn main() {
         "40",
         &format!("'{bin}' --db '{db}' search -i; exec cat"),
     ]);
+    let socket_path = tmux(&["display-message", "-p", "#{socket_path}"]);
     wait_for_prompt("search ›");
     std::thread::sleep(Duration::from_secs(1));
 
@@ -93,6 +94,8 @@ fn main() {
         }
     }
     tmux(&["kill-server"]);
+    // tmux leaves the socket's file behind.
+    let _ = std::fs::remove_file(socket_path.trim());
 
     println!("| query so far | median | max |");
     println!("| --- | ---: | ---: |");

@@ -34,6 +34,8 @@ fn tmux_missing() -> Option<String> {
 /// one session running `hermes-state search -i`.
 struct Tmux {
     socket: String,
+    /// The socket's file, removed with the server (tmux leaves it behind).
+    socket_path: Option<std::path::PathBuf>,
 }
 
 impl Tmux {
@@ -45,7 +47,10 @@ impl Tmux {
             std::process::id(),
             NEXT.fetch_add(1, Ordering::Relaxed)
         );
-        let tmux = Tmux { socket };
+        let mut tmux = Tmux {
+            socket,
+            socket_path: None,
+        };
         let quoted = |text: &str| format!("'{}'", text.replace('\'', r"'\''"));
         let mut program = vec![
             quoted(env!("CARGO_BIN_EXE_hermes-state")),
@@ -73,6 +78,8 @@ impl Tmux {
             "-c",
             &script,
         ]);
+        let path = tmux.run(&["display-message", "-p", "#{socket_path}"]);
+        tmux.socket_path = Some(path.trim().into());
         // tmux takes OSC 52 from the program into a paste buffer.
         tmux.run(&["set-option", "-g", "set-clipboard", "on"]);
         tmux
@@ -157,6 +164,9 @@ impl Drop for Tmux {
         let _ = Command::new("tmux")
             .args(["-L", &self.socket, "kill-server"])
             .output();
+        if let Some(path) = &self.socket_path {
+            let _ = std::fs::remove_file(path);
+        }
     }
 }
 
