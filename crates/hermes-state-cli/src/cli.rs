@@ -454,7 +454,15 @@ pub enum SortOrder {
 #[derive(Debug, Args)]
 pub struct SearchArgs {
     /// FTS5 syntax: words (all must match), "a phrase", OR, NOT, prefix*; CJK and substrings work too
+    #[arg(
+        default_value = "",
+        hide_default_value = true,
+        required_unless_present = "interactive"
+    )]
     pub query: String,
+    /// Search as you type in a terminal UI; the query, if given, is where it starts
+    #[arg(short = 'i', long, conflicts_with_all = ["by_conversation", "format", "offset", "context"])]
+    pub interactive: bool,
     /// Only sessions of this source (repeatable)
     #[arg(long)]
     pub source: Vec<String>,

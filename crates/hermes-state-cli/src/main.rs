@@ -16,6 +16,7 @@ mod commands;
 mod confirm;
 mod error;
 mod files;
+mod interactive;
 mod local_time;
 mod output;
 mod pager;

@@ -97,6 +97,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
             TitleCommand::Resolve(args) => titles::resolve(&ctx, &args.title),
             TitleCommand::Next(args) => titles::next(&ctx, &args.title),
         },
+        Command::Search(args) if args.interactive => crate::interactive::search(&ctx, &args),
         Command::Search(args) => search::search(&ctx, &args),
         Command::Stats(args) => stats::stats(&ctx, &args),
         Command::Export(args) => export::export(&ctx, &args),

@@ -152,7 +152,7 @@ const MAX_TOOL_LINE: usize = 300;
 
 /// One message: a heading line, its reasoning (folded unless asked for),
 /// its content, and its tool calls folded to one line each.
-fn render_message(text: &mut String, out: &Output, m: &Message, args: Folding) {
+pub fn render_message(text: &mut String, out: &Output, m: &Message, args: Folding) {
     let role_colour = match m.role.as_str() {
         "user" => "1;32",
         "assistant" => "1;36",

@@ -20,6 +20,7 @@ mod everyday;
 mod export_and_maintenance;
 mod export_streamed;
 mod human_times;
+mod interactive;
 mod messages_and_titles;
 mod navigation;
 mod no_color;

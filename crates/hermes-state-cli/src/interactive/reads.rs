@@ -1,0 +1,190 @@
+//! What the interactive search reads from the store (one read-only handle,
+//! as every reading command): the hits of a query under the filters, the
+//! conversation around a hit, the sources the source filter steps through.
+
+use std::collections::{BTreeSet, HashSet};
+
+use hermes_state::{ListFilter, SearchHit, SearchOptions, SessionDb, query_problem};
+
+use super::app::{LineKind, Outcome, ReadLine, Reading};
+use super::filters::Filters;
+use crate::cli::{SearchArgs, SortOrder};
+use crate::output::Output;
+use crate::paging::{Verdict, filtered_page};
+use crate::render::conversation::{Folding, render_message, session_header};
+
+/// Messages shown on each side of a hit in the conversation view.
+pub const AROUND: u32 = 10;
+
+/// How many of the newest sessions the source filter takes its sources from.
+const SOURCE_SESSIONS: u32 = 500;
+
+/// The search as the flags fixed it; the query and the cycled filters vary.
+#[derive(Debug)]
+pub struct Searcher<'a> {
+    db: &'a SessionDb,
+    /// `--session`: the sessions whose hits count.
+    scope: Option<HashSet<String>>,
+    exclude_sources: Vec<String>,
+    limit: u32,
+    sort: SortOrder,
+    include_inactive: bool,
+}
+
+impl<'a> Searcher<'a> {
+    /// The search of `args`, hits restricted to `scope` when given.
+    pub fn new(db: &'a SessionDb, args: &SearchArgs, scope: Option<HashSet<String>>) -> Self {
+        Searcher {
+            db,
+            scope,
+            exclude_sources: args.exclude_source.clone(),
+            limit: args.limit,
+            sort: args.sort,
+            include_inactive: args.include_inactive,
+        }
+    }
+
+    /// The answer to `query` under `filters`. As `search` does, a query
+    /// that finds nothing because FTS5 cannot parse it is a
+    /// [`Outcome::Problem`] saying so, never an empty list.
+    pub fn search(&self, query: &str, filters: &Filters) -> Outcome {
+        if query.trim().is_empty() {
+            return Outcome::Empty;
+        }
+        match self.hits(query, filters) {
+            Ok(hits) if hits.is_empty() => match query_problem(query) {
+                Some(problem) => Outcome::Problem(problem.to_string()),
+                None => Outcome::Hits(hits),
+            },
+            Ok(hits) => Outcome::Hits(hits),
+            Err(error) => Outcome::Failed(error.to_string()),
+        }
+    }
+
+    fn hits(&self, query: &str, filters: &Filters) -> hermes_state::Result<Vec<SearchHit>> {
+        let source = &filters.source.current().value;
+        let role = &filters.role.current().value;
+        let options = SearchOptions {
+            source_filter: (!source.is_empty()).then(|| source.clone()),
+            exclude_sources: (!self.exclude_sources.is_empty())
+                .then(|| self.exclude_sources.clone()),
+            role_filter: (!role.is_empty()).then(|| role.clone()),
+            limit: self.limit,
+            offset: 0,
+            sort: match self.sort {
+                SortOrder::Relevance => None,
+                SortOrder::Newest => Some("newest".to_owned()),
+                SortOrder::Oldest => Some("oldest".to_owned()),
+            },
+            include_inactive: self.include_inactive,
+        };
+        let since = filters.since.current().value.bound(crate::clock::now());
+        let until = filters.until;
+        if self.scope.is_none() && since.is_none() && until.is_none() {
+            return self.db.search_messages(query, &options);
+        }
+        // The library has neither a time nor a session filter: read pages
+        // and keep the hits that pass, as `search --since/--session` does.
+        let fetch = |offset, limit| {
+            let page = SearchOptions {
+                offset,
+                limit,
+                ..options.clone()
+            };
+            self.db.search_messages(query, &page)
+        };
+        let judge = |hit: &SearchHit| {
+            let t = hit.timestamp;
+            let past = match self.sort {
+                SortOrder::Newest => since.is_some_and(|s| t < s),
+                SortOrder::Oldest => until.is_some_and(|u| t >= u),
+                SortOrder::Relevance => false,
+            };
+            let inside = since.is_none_or(|s| t >= s) && until.is_none_or(|u| t < u);
+            if past {
+                Verdict::Stop
+            } else if inside
+                && self
+                    .scope
+                    .as_ref()
+                    .is_none_or(|s| s.contains(&hit.session_id))
+            {
+                Verdict::Keep
+            } else {
+                Verdict::Skip
+            }
+        };
+        filtered_page(self.limit, 0, fetch, judge)
+    }
+
+    /// The conversation around message `message_id` of `session_id`: the
+    /// session's metadata, then up to [`AROUND`] messages on each side, drawn
+    /// as `sessions show` draws them (without styles; the view adds its own).
+    pub fn conversation(&self, session_id: &str, message_id: i64) -> hermes_state::Result<Reading> {
+        let plain = Output {
+            json: false,
+            quiet: false,
+            verbose: 0,
+            stdout_tty: false,
+            stderr_tty: false,
+            color: false,
+        };
+        let mut lines = Vec::new();
+        // Each line of `text`; an empty text is one blank line.
+        let mut push = |text: &str, kind| {
+            let mut rows: Vec<&str> = text.lines().collect();
+            if rows.is_empty() {
+                rows.push("");
+            }
+            lines.extend(rows.into_iter().map(|line| ReadLine {
+                text: line.to_owned(),
+                kind,
+            }));
+        };
+        if let Some(session) = self.db.get_session(session_id)? {
+            push(&session_header(&plain, &session), LineKind::Header);
+            push("", LineKind::Header);
+        }
+        let around = self
+            .db
+            .get_messages_around(session_id, message_id, AROUND)?;
+        // A full side may have more beyond it: say where the rest is.
+        let whole = format!("… the whole conversation: hermes-state sessions show {session_id}");
+        if around.messages_before == AROUND as usize {
+            push(&whole, LineKind::Header);
+            push("", LineKind::Header);
+        }
+        for message in &around.window {
+            let mut text = String::new();
+            render_message(&mut text, &plain, message, Folding::default());
+            let (heading, body) = if message.id == message_id {
+                (LineKind::HitHeading, LineKind::HitBody)
+            } else {
+                (LineKind::Heading, LineKind::Body)
+            };
+            let mut rows = text.lines();
+            if let Some(first) = rows.next() {
+                push(first, heading);
+            }
+            for row in rows {
+                push(row, body);
+            }
+        }
+        if around.messages_after == AROUND as usize {
+            push(&whole, LineKind::Header);
+        }
+        Ok(Reading::new(session_id.to_owned(), lines))
+    }
+}
+
+/// The sources of the newest sessions (and of none older: a store's
+/// sources change rarely, and this keeps the start instant on any store).
+pub fn recent_sources(db: &SessionDb) -> hermes_state::Result<Vec<String>> {
+    let sessions = db.recent_sessions(&ListFilter {
+        source: None,
+        limit: Some(SOURCE_SESSIONS),
+        offset: 0,
+    })?;
+    let sources: BTreeSet<String> = sessions.into_iter().map(|s| s.session.source).collect();
+    Ok(sources.into_iter().collect())
+}
