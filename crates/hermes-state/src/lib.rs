@@ -9,6 +9,7 @@ mod doctor;
 mod error;
 mod export;
 mod fts;
+mod group_commit;
 mod handoff;
 mod inspect;
 mod lookups;
@@ -17,6 +18,7 @@ pub mod malformed_repair;
 mod message_edits;
 mod messages;
 pub mod paths;
+mod read_pool;
 mod reads;
 mod repair;
 mod rich_listing;
@@ -40,6 +42,7 @@ pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportSummary, ImportOptions, ImportReport,
     SessionExport,
 };
+pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
@@ -71,6 +74,7 @@ pub use hermes_state_types::{
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
+pub use read_pool::MAX_READERS;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
