@@ -475,3 +475,53 @@ fn a_process_killed_mid_batch_keeps_every_acknowledged_write() {
         db.close().expect("close");
     }
 }
+
+#[test]
+fn in_rollback_journal_mode_threads_share_the_handle_without_blocking_each_other() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    SessionDb::open(&path)
+        .expect("create")
+        .close()
+        .expect("close");
+    raw_connection(&path)
+        .query_row("PRAGMA journal_mode=DELETE", [], |_| Ok(()))
+        .expect("switch the file to the rollback journal");
+    let db = SessionDb::open(&path).expect("open");
+    let writers = 6;
+    let ids = sessions(&db, writers);
+    assert_eq!(db.journal_mode().map(|m| m.name()), Some("delete"));
+    let db = &db;
+    let acked = together(writers, |w| {
+        (0..30)
+            .map(|i| {
+                let id = db
+                    .append_message(
+                        &NewMessage::new(&ids[w], "user").content(format!("w{w} m{i} journal")),
+                    )
+                    .expect("append beside the other threads' reads");
+                // Reads here share the writable connection in turn: they
+                // neither block on this handle's writer nor miss the write.
+                let messages = db.get_messages(&ids[w]).expect("read");
+                assert_eq!(messages.last().map(|m| m.id), Some(id));
+                db.search_messages("journal", &SearchOptions::default())
+                    .expect("search");
+                id
+            })
+            .collect::<Vec<_>>()
+    });
+    for (w, acked) in acked.iter().enumerate() {
+        let stored: Vec<i64> = db
+            .get_messages(&ids[w])
+            .expect("messages")
+            .iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(&stored, acked, "writer {w}");
+    }
+    assert_eq!(
+        db.journal_mode().map(|m| m.name()),
+        Some("delete"),
+        "the file keeps its mode"
+    );
+}
