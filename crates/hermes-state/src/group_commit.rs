@@ -386,18 +386,15 @@ impl SessionDb {
         let outcome = match conns.writer.as_ref() {
             _ if lost => Outcome::rolled_back(),
             Some(conn) => match transaction::commit(conn) {
-                Ok(()) => {
-                    self.count_writes(conn, members as u64);
-                    Outcome::Committed
-                }
+                Ok(()) => Outcome::Committed,
                 Err(error) => Outcome::failed(&error.into()),
             },
             None => Outcome::failed(&Error::Closed),
         };
-        drop(conns);
 
+        // Acknowledge the members now; the batch stays (closed) until the
+        // periodic maintenance below is done on the connection.
         let mut state = gate.lock();
-        state.batch = None;
         if matches!(outcome, Outcome::Committed) {
             let stats = &mut state.stats;
             stats.transactions += 1;
@@ -414,6 +411,15 @@ impl SessionDb {
                 outcome: outcome.clone(),
             });
         }
+        drop(state);
+        gate.turn.notify_all();
+
+        if let (Outcome::Committed, Some(conn)) = (&outcome, conns.writer.as_ref()) {
+            self.count_writes(conn, members as u64);
+        }
+        drop(conns);
+        let mut state = gate.lock();
+        state.batch = None;
         drop(state);
         gate.turn.notify_all();
         match own {
