@@ -2,17 +2,19 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use hermes_state_schema::malformed::{self, MalformedRepairReport};
 use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect};
-use hermes_state_sqlite::{SqliteError, retry, transaction};
+use hermes_state_sqlite::{SqliteError, retry};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
+use crate::group_commit::WriteGate;
+use crate::read_pool::{PooledReader, ReaderPool};
 use crate::{malformed_repair, paths};
 
 /// Every this many successful writes, a PASSIVE WAL checkpoint keeps the WAL short.
@@ -49,56 +51,57 @@ pub struct StoreOptions {
     pub clock: Option<Arc<dyn Clock>>,
 }
 
-/// The connections of a handle.
+/// The writable connection of a handle, once it has written.
 ///
-/// Reads go through a read-only connection (`mode=ro`) until the handle
-/// first writes; the first write (or [`SessionDb::migrate`]) opens the
-/// writable connection, which runs the open algorithm (upgrade, FTS set-up)
-/// under the cross-process migration lock, and from then on carries reads
-/// and writes alike. So a handle that only reads never writes a byte,
-/// never takes a write lock and never waits for one.
+/// Reads go through the pool of read-only (`mode=ro`) connections; the
+/// first write (or [`SessionDb::migrate`]) opens the writable connection,
+/// which runs the open algorithm (upgrade, FTS set-up) under the
+/// cross-process migration lock. So a handle that only reads never writes a
+/// byte, never takes a write lock and never waits for one. Who may use the
+/// writable connection, and when, is the write gate's business
+/// ([`crate::group_commit`]); this mutex is only ever taken by the thread
+/// whose turn it is.
 #[derive(Debug, Default)]
-struct Connections {
-    reader: Option<Connection>,
-    writer: Option<Connection>,
-    closed: bool,
-    /// SQLite could not read the file's schema (`SQLITE_CORRUPT`): the
-    /// error's text. Reads fail naming the repair; the first write (or
-    /// [`SessionDb::migrate`]) runs it (`migrations.md` §2.1).
-    malformed: Option<String>,
+pub(crate) struct Connections {
+    pub(crate) writer: Option<Connection>,
 }
 
-impl Connections {
-    fn for_reading(&self) -> Result<&Connection> {
-        if self.closed {
-            return Err(Error::Closed);
-        }
-        if let Some(malformed) = self.malformed.as_deref()
-            && self.writer.is_none()
-            && self.reader.is_none()
-        {
-            return Err(malformed_repair::read_error(malformed));
-        }
-        self.writer
-            .as_ref()
-            .or(self.reader.as_ref())
-            .ok_or(Error::Closed)
-    }
-}
+/// What the writable connection means for reads.
+const NO_WRITER: u8 = 0;
+/// A writer in WAL mode: reads use the pool beside it.
+const WAL_WRITER: u8 = 1;
+/// A writer in rollback-journal mode: this handle's readers and its writer
+/// would block each other (busy timeout), so reads share the writer, in turn.
+const JOURNAL_WRITER: u8 = 2;
 
 /// A handle on one `state.db`.
 ///
-/// Shared by all threads behind a mutex, as the original's one connection.
-/// Opening never writes to an existing file: reads use a read-only
-/// connection, and the first write upgrades the file (see
-/// [`SessionDb::migrate`]). Every mutation goes through one write path: a
-/// `BEGIN IMMEDIATE` transaction, retried on lock errors with random
-/// 20–150 ms sleeps up to 15 attempts, so an operation is either fully
-/// committed or not at all; when the retries run out the error's kind is
-/// [`ErrorKind::Busy`].
+/// `Send + Sync`: share one handle between threads (e.g. in an `Arc`).
+/// Opening never writes to an existing file: reads use a small pool of
+/// read-only connections, and the first write upgrades the file (see
+/// [`SessionDb::migrate`]). In WAL mode reads never wait for writes. Every
+/// mutation goes through one write path: a `BEGIN IMMEDIATE` transaction,
+/// shared by the writers of the handle that arrive while a commit is in
+/// flight (group commit, each operation in its own savepoint, acknowledged
+/// only after the commit), retried on lock errors with random 20–150 ms
+/// sleeps up to 15 attempts, so an operation is either fully committed or
+/// not at all; when the retries run out the error's kind is
+/// [`ErrorKind::Busy`]. A write returned is seen by every later read.
 #[derive(Debug)]
 pub struct SessionDb {
+    /// The read connections (declared first: dropped before the writer, so
+    /// the writer is the last connection to close and removes the WAL).
+    readers: ReaderPool,
+    /// Who may use the writable connection, and the batch in flight.
+    pub(crate) gate: WriteGate,
     conns: Mutex<Connections>,
+    /// [`NO_WRITER`], [`WAL_WRITER`] or [`JOURNAL_WRITER`].
+    writer_mode: AtomicU8,
+    closed: AtomicBool,
+    /// SQLite could not read the file's schema (`SQLITE_CORRUPT`): the
+    /// error's text. Reads fail naming the repair; the first write (or
+    /// [`SessionDb::migrate`]) runs it (`migrations.md` §2.1).
+    malformed: Mutex<Option<String>>,
     path: PathBuf,
     read_only: bool,
     report: OnceLock<OpenReport>,
@@ -108,9 +111,8 @@ pub struct SessionDb {
     pub(crate) malformed_repair: OnceLock<MalformedRepairReport>,
     /// The clock every time-reading operation uses.
     clock: Arc<dyn Clock>,
-    /// The schema cookie the read-only connection was last adapted for (-1: never).
-    adapted_cookie: AtomicI64,
-    /// The FTS objects seen by the last search, with the schema cookie they belong to.
+    /// The FTS objects seen by the last search, with the schema cookie they
+    /// belong to (a fact of the file, shared by the read connections).
     pub(crate) fts_objects: Mutex<Option<hermes_state_query::FtsObjects>>,
 }
 
@@ -137,7 +139,7 @@ impl SessionDb {
         let db = SessionDb::new(path, false);
         let existing = match existing_reader(path) {
             Err(error) if malformed_repair::is_malformed(&error) => {
-                db.connections().malformed = Some(error.to_string());
+                *db.malformed_state() = Some(error.to_string());
                 return Ok(db);
             }
             other => other?,
@@ -153,7 +155,7 @@ impl SessionDb {
                 return Ok(db);
             }
         };
-        db.connections().reader = Some(reader);
+        db.readers.add(reader);
         Ok(db)
     }
 
@@ -191,20 +193,24 @@ impl SessionDb {
         let db = SessionDb::new(path, true);
         let conn = hermes_state_schema::open_read_only(path)?;
         detect::inspect(&conn, path).map_err(|e| malformed_repair::naming_the_repair(e.into()))?;
-        db.connections().reader = Some(conn);
+        db.readers.add(conn);
         Ok(db)
     }
 
     fn new(path: &Path, read_only: bool) -> SessionDb {
         SessionDb {
+            readers: ReaderPool::default(),
+            gate: WriteGate::default(),
             conns: Mutex::new(Connections::default()),
+            writer_mode: AtomicU8::new(NO_WRITER),
+            closed: AtomicBool::new(false),
+            malformed: Mutex::new(None),
             path: path.to_owned(),
             read_only,
             report: OnceLock::new(),
             successful_writes: AtomicU64::new(0),
             fts_repair_tried: AtomicBool::new(false),
             malformed_repair: OnceLock::new(),
-            adapted_cookie: AtomicI64::new(-1),
             clock: Arc::new(SystemClock),
             fts_objects: Mutex::new(None),
         }
@@ -217,14 +223,7 @@ impl SessionDb {
         if self.read_only {
             return Err(Error::ReadOnly("migrating".to_owned()));
         }
-        let mut conns = self.connections();
-        if conns.closed {
-            return Err(Error::Closed);
-        }
-        if conns.writer.is_none() {
-            self.open_writer(&mut conns)?;
-        }
-        drop(conns);
+        self.exclusive(|conns| self.writer(conns).map(|_| ()))?;
         self.report
             .get()
             .cloned()
@@ -245,18 +244,20 @@ impl SessionDb {
                 if !malformed_repair::claim_automatic_repair(&self.path) {
                     return Err(malformed_repair::naming_the_repair(error.into()));
                 }
-                conns.reader = None;
+                self.readers.close_all(false)?;
                 let repair = malformed::repair(&self.path, self.now().floor() as i64);
                 if let Ok(repair) = &repair {
                     let _ = self.malformed_repair.set(repair.clone());
                 }
                 match repair {
                     Ok(repair) if repair.is_healthy() => {
+                        // Read connections of the repaired file from now on.
+                        self.readers.resume(None);
                         hermes_state_schema::open_writable(&self.path)?
                     }
                     outcome => {
                         // Reads go on as before the attempt (failing, naming the repair).
-                        let _ = self.reconnect_reader(conns);
+                        let _ = self.reconnect_reader();
                         return Err(match outcome {
                             Ok(repair) => malformed_repair::not_repaired(error, &repair),
                             Err(backup_error) => backup_error.into(),
@@ -266,15 +267,21 @@ impl SessionDb {
             }
             other => other?,
         };
+        let mode = if report.journal_mode == JournalMode::Wal {
+            WAL_WRITER
+        } else {
+            JOURNAL_WRITER
+        };
         let _ = self.report.set(report);
         conns.writer = Some(conn);
-        conns.reader = None;
-        conns.malformed = None;
+        *self.malformed_state() = None;
+        self.writer_mode.store(mode, Ordering::SeqCst);
         Ok(())
     }
 
     /// Runs `work` (the malformed-schema repair) with the handle's
-    /// connections closed, under its mutex, then reconnects for reading: the
+    /// connections closed (in its turn at the write gate, once every read in
+    /// flight returned its connection), then reconnects for reading: the
     /// next write opens the writable connection through the open algorithm
     /// again (which recreates FTS objects a repair removed).
     pub(crate) fn with_connections_closed<T>(
@@ -285,35 +292,38 @@ impl SessionDb {
         if self.read_only {
             return Err(Error::ReadOnly(what.to_owned()));
         }
-        let mut conns = self.connections();
-        if conns.closed {
-            return Err(Error::Closed);
-        }
-        conns.reader = None;
-        conns.writer = None;
-        let outcome = work();
-        match self.reconnect_reader(&mut conns) {
-            Err(error) if outcome.is_ok() => Err(error),
-            _ => outcome,
-        }
+        self.exclusive(|conns| {
+            if self.is_closed() {
+                return Err(Error::Closed);
+            }
+            self.readers.close_all(false)?;
+            self.writer_mode.store(NO_WRITER, Ordering::SeqCst);
+            conns.writer = None;
+            let outcome = work();
+            match self.reconnect_reader() {
+                Err(error) if outcome.is_ok() => Err(error),
+                _ => outcome,
+            }
+        })
     }
 
     /// Opens a new read-only connection after the file changed under the
     /// handle (a repair), or notes that its schema is still unreadable.
-    fn reconnect_reader(&self, conns: &mut Connections) -> Result<()> {
-        self.adapted_cookie.store(-1, Ordering::Relaxed);
+    fn reconnect_reader(&self) -> Result<()> {
         match existing_reader(&self.path) {
             Ok(reader) => {
-                conns.reader = reader.map(|(reader, _)| reader);
-                conns.malformed = None;
+                self.readers.resume(reader.map(|(reader, _)| reader));
+                *self.malformed_state() = None;
                 Ok(())
             }
             Err(error) if malformed_repair::is_malformed(&error) => {
-                conns.malformed = Some(error.to_string());
+                self.readers.resume(None);
+                *self.malformed_state() = Some(error.to_string());
                 Ok(())
             }
             Err(error) => {
-                conns.malformed = None;
+                self.readers.resume(None);
+                *self.malformed_state() = None;
                 Err(error)
             }
         }
@@ -344,29 +354,43 @@ impl SessionDb {
     /// Checkpoints the WAL into the database file (TRUNCATE, errors ignored,
     /// only when this handle has written) and closes the connection. A second
     /// `close` does nothing; any other call after it fails with [`Error::Closed`].
+    ///
+    /// Writes and reads in flight on other threads finish first; the read
+    /// connections close before the writable one, so that the checkpoint
+    /// meets no reader and the last connection removes the WAL.
     pub fn close(&self) -> Result<()> {
-        let mut conns = self.connections();
-        conns.closed = true;
-        if let Some(conn) = conns.writer.take() {
-            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-            conn.close()
-                .map_err(|(_, source)| Error::sqlite("closing the store", source))?;
-        }
-        if let Some(conn) = conns.reader.take() {
-            conn.close()
-                .map_err(|(_, source)| Error::sqlite("closing the store", source))?;
-        }
-        Ok(())
+        self.closed.store(true, Ordering::SeqCst);
+        self.exclusive(|conns| {
+            let readers = self.readers.close_all(true);
+            self.writer_mode.store(NO_WRITER, Ordering::SeqCst);
+            if let Some(conn) = conns.writer.take() {
+                let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+                conn.close()
+                    .map_err(|(_, source)| Error::sqlite("closing the store", source))?;
+            }
+            readers
+        })
     }
 
-    /// Runs `read` on the connection, under the handle's mutex (feature
-    /// `raw-sql`: raw SQL is an escape hatch for tests and tools, not part of
-    /// the stable API).
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    fn malformed_state(&self) -> MutexGuard<'_, Option<String>> {
+        self.malformed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `read` on a read connection of the handle (feature `raw-sql`:
+    /// raw SQL is an escape hatch for tests and tools, not part of the
+    /// stable API).
     ///
-    /// Do not write through it: before the handle's first write it is a
-    /// read-only connection (older files are presented in the v23 shape
-    /// there, see `hermes_state_query::compat`); writes belong to the write
-    /// path, which owns retries and checkpoints.
+    /// Do not write through it: it is a read-only connection (older files
+    /// are presented in the v23 shape there, see
+    /// `hermes_state_query::compat`), except in rollback-journal mode once
+    /// the handle has written, where reads share the writable connection;
+    /// writes belong to the write path, which owns retries and checkpoints.
     #[cfg(feature = "raw-sql")]
     pub fn read<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         self.read_connection(read)
@@ -378,25 +402,72 @@ impl SessionDb {
         self.read_connection(read)
     }
 
-    /// Runs `read` on the connection reads use, under the handle's mutex.
-    fn read_connection<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let conns = self.connections();
-        let conn = conns.for_reading()?;
-        if conns.writer.is_none() {
-            self.prepare_reader(conn)?;
-        }
-        read(conn)
+    /// Runs `write` on the writable connection (opening it, and upgrading
+    /// the file, as a first write does), alone, in autocommit mode, outside
+    /// the write path: no transaction, no retries, not counted for the
+    /// periodic checkpoint (feature `raw-sql`: for tests and tools that set
+    /// up rows the API has no method for, or run FTS5 commands).
+    #[cfg(feature = "raw-sql")]
+    pub fn write_raw<T>(&self, write: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        self.with_writable_connection("writing raw SQL", write)
     }
 
-    /// Presents an older or newer file in the v23 shape on the read-only
-    /// connection (temporary views only; nothing reaches the file), again
-    /// only when the schema cookie changed since the last adaptation (another
-    /// process upgraded the file): one `PRAGMA` per read otherwise.
-    fn prepare_reader(&self, conn: &Connection) -> Result<()> {
-        let cookie = hermes_state_query::compat::schema_cookie(conn)?;
-        if self.adapted_cookie.load(Ordering::Relaxed) != cookie {
-            hermes_state_query::compat::adapt(conn)?;
-            self.adapted_cookie.store(cookie, Ordering::Relaxed);
+    /// Runs `op` through the write path (feature `raw-sql`): in its own
+    /// savepoint of a transaction shared with the handle's other writers,
+    /// retried on lock errors, acknowledged after the commit, counted for
+    /// the periodic checkpoint, as every write operation of the API is.
+    #[cfg(feature = "raw-sql")]
+    pub fn write_in_transaction<T>(
+        &self,
+        what: &str,
+        op: impl FnMut(&Connection) -> Result<T>,
+    ) -> Result<T> {
+        self.write(what, op)
+    }
+
+    /// Runs `read` on a connection reads use: a pooled read-only one, or,
+    /// in rollback-journal mode once the handle has written, the writable
+    /// one in its turn (never inside a batch's open transaction).
+    fn read_connection<T>(&self, read: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        if self.writer_mode.load(Ordering::SeqCst) == JOURNAL_WRITER {
+            return self.exclusive(|conns| match conns.writer.as_ref() {
+                Some(conn) => read(conn),
+                None => self.pooled_read(|reader| read(&reader.conn)),
+            });
+        }
+        self.pooled_read(|reader| read(&reader.conn))
+    }
+
+    /// Runs `read` on a pooled read-only connection, adapted to the file's
+    /// shape (see [`SessionDb::prepare_reader`]).
+    fn pooled_read<T>(&self, read: impl FnOnce(&PooledReader) -> Result<T>) -> Result<T> {
+        if self.writer_mode.load(Ordering::SeqCst) == NO_WRITER
+            && let Some(malformed) = self.malformed_state().clone()
+        {
+            return Err(malformed_repair::read_error(&malformed));
+        }
+        self.readers.with_reader(
+            || Ok(hermes_state_schema::open_read_only(&self.path)?),
+            |reader| {
+                self.prepare_reader(reader)?;
+                read(reader)
+            },
+        )
+    }
+
+    /// Presents an older or newer file in the v23 shape on a read-only
+    /// connection (temporary views, made on that connection only; nothing
+    /// reaches the file), again only when the schema cookie changed since
+    /// that connection's last adaptation (another process upgraded the
+    /// file): one `PRAGMA` per read otherwise.
+    fn prepare_reader(&self, reader: &mut PooledReader) -> Result<()> {
+        let cookie = hermes_state_query::compat::schema_cookie(&reader.conn)?;
+        if reader.adapted_cookie != cookie {
+            hermes_state_query::compat::adapt(&reader.conn)?;
+            reader.adapted_cookie = cookie;
         }
         Ok(())
     }
@@ -405,15 +476,20 @@ impl SessionDb {
     /// `migrate` (files of older versions, read without upgrading them);
     /// empty for v23-shaped files and once the handle has upgraded the file.
     pub fn read_limitations(&self) -> Result<Vec<String>> {
-        let conns = self.connections();
-        let conn = conns.for_reading()?;
-        if conns.writer.is_some() {
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        if self.writer_mode.load(Ordering::SeqCst) != NO_WRITER {
             return Ok(Vec::new());
         }
-        Ok(hermes_state_query::compat::adapt(conn)?.limitations())
+        self.pooled_read(
+            |reader| Ok(hermes_state_query::compat::adapt(&reader.conn)?.limitations()),
+        )
     }
 
-    fn connections(&self) -> MutexGuard<'_, Connections> {
+    /// The writable connection's slot; taken only in the caller's turn at
+    /// the write gate (or while the handle is not shared yet, at the open).
+    pub(crate) fn connections(&self) -> MutexGuard<'_, Connections> {
         // A panic in another thread while holding the lock cannot leave a
         // transaction open (writes roll back on every error path), so a
         // poisoned mutex is safe to keep using.
@@ -423,8 +499,8 @@ impl SessionDb {
     }
 
     /// The writable connection, opened (and the file upgraded) on first use.
-    fn writer<'g>(&self, conns: &'g mut MutexGuard<'_, Connections>) -> Result<&'g Connection> {
-        if conns.closed {
+    pub(crate) fn writer<'g>(&self, conns: &'g mut Connections) -> Result<&'g Connection> {
+        if self.is_closed() {
             return Err(Error::Closed);
         }
         if conns.writer.is_none() {
@@ -435,11 +511,14 @@ impl SessionDb {
 
     /// The single write path (`api.md` §13).
     ///
-    /// `op` runs inside `BEGIN IMMEDIATE … COMMIT`; on any error the
-    /// transaction is rolled back. Lock errors are retried (the whole `op`
-    /// again, so it must be idempotent given a rolled-back state); other errors
-    /// are returned at once. An FTS-corruption error triggers, once per handle,
-    /// an in-place rebuild of the FTS indexes and one more attempt.
+    /// `op` runs inside a `BEGIN IMMEDIATE … COMMIT` transaction, in its own
+    /// savepoint: concurrent writers of the handle share the transaction
+    /// ([`crate::group_commit`]); the call returns once that transaction
+    /// committed, or with `op`'s own error, its changes rolled back. Lock
+    /// errors are retried (the whole `op` again, so it must be idempotent
+    /// given a rolled-back state); other errors are returned at once. An
+    /// FTS-corruption error triggers, once per handle, an in-place rebuild of
+    /// the FTS indexes and one more attempt. `op` runs on the calling thread.
     pub(crate) fn write<T>(
         &self,
         what: &str,
@@ -451,18 +530,8 @@ impl SessionDb {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let outcome = {
-                let mut conns = self.connections();
-                match self.writer(&mut conns) {
-                    Ok(conn) => transaction::immediate(conn, &mut op),
-                    Err(error) => Err(error),
-                }
-            };
-            match outcome {
-                Ok(value) => {
-                    self.after_commit();
-                    return Ok(value);
-                }
+            match self.write_in_batch(&mut op) {
+                Ok(value) => return Ok(value),
                 Err(error) if error.kind() == ErrorKind::Busy => {
                     if attempt >= retry::MAX_ATTEMPTS {
                         return Err(give_up(what, attempt, error));
@@ -480,20 +549,23 @@ impl SessionDb {
         }
     }
 
-    fn after_commit(&self) {
-        let count = self.successful_writes.fetch_add(1, Ordering::Relaxed) + 1;
-        if !count.is_multiple_of(CHECKPOINT_EVERY) && !count.is_multiple_of(FTS_MERGE_EVERY) {
+    /// Counts `operations` committed writes; every [`CHECKPOINT_EVERY`] of
+    /// them a PASSIVE checkpoint, every [`FTS_MERGE_EVERY`] a bounded merge
+    /// (a batch crossing a multiple runs it once, after its commit).
+    pub(crate) fn count_writes(&self, conn: &Connection, operations: u64) {
+        if operations == 0 {
             return;
         }
-        let conns = self.connections();
-        let Some(conn) = conns.writer.as_ref() else {
-            return;
-        };
-        if count.is_multiple_of(CHECKPOINT_EVERY) {
+        let before = self
+            .successful_writes
+            .fetch_add(operations, Ordering::Relaxed);
+        let after = before + operations;
+        let crossed = |every: u64| after / every > before / every;
+        if crossed(CHECKPOINT_EVERY) {
             // Best effort, as the original: a checkpoint that cannot run now runs later.
             let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
         }
-        if count.is_multiple_of(FTS_MERGE_EVERY) {
+        if crossed(FTS_MERGE_EVERY) {
             for table in existing_fts_tables(conn) {
                 let _ = conn.execute_batch(&format!(
                     "INSERT INTO {table}({table}, rank) VALUES('merge', {FTS_MERGE_PAGES})"
@@ -502,9 +574,10 @@ impl SessionDb {
         }
     }
 
-    /// Runs `work` on the connection under the handle's mutex, for
-    /// maintenance that manages its own short transactions (it must not be
-    /// wrapped in one write transaction, e.g. a chunked FTS backfill).
+    /// Runs `work` on the writable connection alone (in its turn at the
+    /// write gate, no batch open), for maintenance that manages its own
+    /// short transactions (it must not be wrapped in one write transaction,
+    /// e.g. a chunked FTS backfill).
     pub(crate) fn with_writable_connection<T>(
         &self,
         what: &str,
@@ -513,9 +586,7 @@ impl SessionDb {
         if self.read_only {
             return Err(Error::ReadOnly(what.to_owned()));
         }
-        let mut conns = self.connections();
-        let conn = self.writer(&mut conns)?;
-        work(conn)
+        self.exclusive(|conns| work(self.writer(conns)?))
     }
 
     /// Runs one statement that cannot run inside a transaction (`VACUUM`, a

@@ -10,6 +10,7 @@ mod doctor;
 mod error;
 mod export;
 mod fts;
+mod group_commit;
 mod handoff;
 mod inspect;
 mod lookups;
@@ -20,6 +21,7 @@ mod messages;
 #[cfg(feature = "postgres")]
 mod migrate_to;
 pub mod paths;
+mod read_pool;
 mod reads;
 mod repair;
 mod rich_listing;
@@ -44,6 +46,7 @@ pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary, ImportOptions,
     ImportReport, SessionExport,
 };
+pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 /// The PostgreSQL backend (feature `postgres`).
 #[cfg(feature = "postgres")]
@@ -80,6 +83,7 @@ pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
 #[cfg(feature = "postgres")]
 pub use migrate_to::{MoveReport, SUPERSEDED_AT, SUPERSEDED_BY, migrate_postgres_to_sqlite};
+pub use read_pool::MAX_READERS;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]

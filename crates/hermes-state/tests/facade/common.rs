@@ -64,7 +64,7 @@ impl Store {
     /// connection with the `cjk_unicode61` tokenizer registered.
     pub fn exec(&self, sql: &str, params: impl Params) {
         self.db
-            .read(|conn| {
+            .write_raw(|conn| {
                 conn.execute(sql, params)
                     .unwrap_or_else(|e| panic!("{sql}: {e}"));
                 Ok(())

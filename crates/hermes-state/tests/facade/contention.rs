@@ -124,7 +124,7 @@ fn two_processes_appending_lose_nothing() {
             "tool_call_count of {session}"
         );
     }
-    db.read(|conn| {
+    db.write_raw(|conn| {
         let total: i64 = conn
             .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
             .expect("count");

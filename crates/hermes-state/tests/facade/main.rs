@@ -15,6 +15,7 @@ mod coordination;
 mod default_path;
 mod doctor;
 mod export;
+mod group_commit;
 mod interop;
 mod maintenance;
 mod reliability;

@@ -133,7 +133,7 @@ fn assert_store_consistent(path: &Path) {
     let db = SessionDb::open(path).expect("reopen");
     // FTS5 integrity-check is an INSERT command: it needs the writable connection.
     db.migrate().expect("writable connection");
-    db.read(|conn| {
+    db.write_raw(|conn| {
         let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).expect("check");
         assert_eq!(ok, "ok");
         for table in ["messages_fts", "messages_fts_trigram", "messages_fts_cjk"] {
@@ -344,7 +344,7 @@ fn bad_values_round_trip_or_are_refused() {
         .expect("huge id");
     assert!(db.get_session(&huge).expect("read").is_some());
     // A legacy row with invalid JSON in tool_calls reads as [] instead of failing.
-    db.read(|conn| {
+    db.write_raw(|conn| {
         conn.execute(
             "INSERT INTO messages (session_id, role, content, tool_calls, timestamp) VALUES ('big', 'assistant', NULL, '{not json', 1.0)",
             [],

@@ -223,7 +223,7 @@ fn check_contents(db: &SessionDb, manifest: &FixtureManifest, upgraded: bool) ->
 }
 
 fn check_integrity(db: &SessionDb) -> Vec<String> {
-    db.read(|conn| {
+    db.write_raw(|conn| {
         let mut problems = Vec::new();
         let ok: String = conn
             .query_row("PRAGMA integrity_check", [], |r| r.get(0))

@@ -84,7 +84,7 @@ fn stored_version(path: &Path) -> i64 {
 fn assert_complete(path: &Path, messages: i64) {
     let db = SessionDb::open(path).expect("final open");
     db.migrate().expect("final upgrade");
-    db.read(|conn| {
+    db.write_raw(|conn| {
         let version: i64 = conn
             .query_row("SELECT version FROM schema_version", [], |r| r.get(0))
             .expect("v");

@@ -58,7 +58,7 @@ impl Clocked {
 
     fn exec(&self, sql: &str) {
         self.db
-            .read(|conn| {
+            .write_raw(|conn| {
                 conn.execute_batch(sql)
                     .unwrap_or_else(|e| panic!("{sql}: {e}"));
                 Ok(())
