@@ -25,6 +25,17 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     pub db: Option<PathBuf>,
 
+    /// The store as a database URL: postgres://USER@HOST/DB?schema=NAME, or sqlite:PATH
+    #[arg(
+        long,
+        global = true,
+        value_name = "URL",
+        env = "HERMES_STATE_DATABASE_URL",
+        conflicts_with = "db",
+        hide_env_values = true
+    )]
+    pub database_url: Option<String>,
+
     /// Machine output: one JSON document (JSON Lines for streams), the library's field names
     #[arg(long, global = true)]
     pub json: bool,
@@ -90,6 +101,8 @@ pub enum Command {
     Fts(FtsCommand),
     /// Bring the store to the current schema version (or show what would change)
     Migrate(MigrateArgs),
+    /// Copy the whole store to PostgreSQL (postgres://…) or back to a new SQLite file (sqlite:PATH), verified
+    MigrateTo(MigrateToArgs),
     /// The schema: version, tables with row counts, FTS layout, journal mode
     Schema,
     /// Fill a fresh store with a short realistic sample to try every command on
@@ -743,6 +756,14 @@ pub struct MigrateArgs {
     /// Only report what would change; the file is opened read-only
     #[arg(long)]
     pub dry_run: bool,
+}
+
+/// `migrate-to`
+#[derive(Debug, Args)]
+pub struct MigrateToArgs {
+    /// Where to: postgres://USER@HOST/DB?schema=NAME (from a SQLite store), or sqlite:PATH (from PostgreSQL)
+    #[arg(value_name = "URL")]
+    pub target: String,
 }
 
 /// `demo`

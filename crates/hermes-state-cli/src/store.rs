@@ -81,7 +81,26 @@ impl Context {
             db.migrate().map_err(|e| self.open_failed(&e))?;
         }
         self.describe_open(&db);
+        self.note_moved(&db);
         Ok(db)
+    }
+
+    /// Says so when the file's store was moved elsewhere (`migrate-to`):
+    /// what it holds is the state at the move, and the agent writes there.
+    fn note_moved(&self, db: &SessionDb) {
+        let Ok(Some(target)) = db.get_meta(hermes_state::SUPERSEDED_BY) else {
+            return;
+        };
+        let when = db
+            .get_meta(hermes_state::SUPERSEDED_AT)
+            .ok()
+            .flatten()
+            .and_then(|at| at.parse::<f64>().ok())
+            .map(|at| format!(" on {}", crate::output::datetime(at)))
+            .unwrap_or_default();
+        self.out.note(format!(
+            "note: this store was moved to {target}{when}; this file holds it as it was then"
+        ));
     }
 
     /// A failed open: "cannot open PATH: …", except for a store too new to

@@ -22,6 +22,13 @@ use hermes_state_types::{
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
 
+/// The `state_meta` key a moved store's old copy carries: where the store
+/// moved (a URL without credentials, or `sqlite:PATH`). Readers of the old
+/// copy can tell it is no longer written.
+pub const SUPERSEDED_BY: &str = "superseded_by";
+/// The `state_meta` key holding when the store moved (Unix seconds).
+pub const SUPERSEDED_AT: &str = "superseded_at";
+
 /// The environment variable naming the store (`postgres://…` or a SQLite path).
 pub const DATABASE_URL_VAR: &str = "HERMES_STATE_DATABASE_URL";
 

@@ -30,7 +30,10 @@ mod session_updates;
 mod sessions;
 mod titles;
 
-pub use backend::{DATABASE_URL_VAR, SessionStore, StoreLocation, open_store, redact_postgres_url};
+pub use backend::{
+    DATABASE_URL_VAR, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore, StoreLocation, open_store,
+    redact_postgres_url,
+};
 pub use cleanup::{
     AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, SessionsImportReport,
 };
@@ -82,7 +85,7 @@ pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
 pub use message_edits::RewindResult;
 #[cfg(feature = "postgres")]
-pub use migrate_to::{MoveReport, SUPERSEDED_AT, SUPERSEDED_BY, migrate_postgres_to_sqlite};
+pub use migrate_to::{MoveReport, migrate_postgres_to_sqlite};
 pub use read_pool::MAX_READERS;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).

@@ -18,10 +18,7 @@ use rusqlite::types::ValueRef;
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 
-/// The `state_meta` key naming where the store moved (no credentials).
-pub const SUPERSEDED_BY: &str = "superseded_by";
-/// The `state_meta` key holding when it moved (Unix seconds).
-pub const SUPERSEDED_AT: &str = "superseded_at";
+pub use crate::backend::{SUPERSEDED_AT, SUPERSEDED_BY};
 
 /// What [`SessionDb::migrate_to_postgres`] did.
 #[derive(Debug, Clone, PartialEq)]

@@ -61,6 +61,27 @@ pub fn list(ctx: &Context, args: &ListArgs) -> CliResult {
     print_table(ctx, args, &lines)
 }
 
+/// Prints listed sessions as `sessions list` does (any store).
+pub(super) fn print_listings(
+    ctx: &Context,
+    args: &ListArgs,
+    rows: &[hermes_state::SessionListing],
+) -> CliResult {
+    let format = RowFormat::chosen(&ctx.out, args.format)?;
+    if format.print(&ctx.out, &to_json!(&rows))? {
+        return Ok(());
+    }
+    let lines: Vec<Row<'_>> = rows
+        .iter()
+        .map(|r| Row {
+            session: &r.session,
+            preview: &r.preview,
+            last_active: r.last_active,
+        })
+        .collect();
+    print_table(ctx, args, &lines)
+}
+
 /// The picker's rows, with `--pinned` and `--model` applied here: the
 /// library's rows are read page by page and filtered until `--offset` +
 /// `--limit` matches are found, so paging counts matching rows only.

@@ -85,12 +85,17 @@ pub fn list(ctx: &Context, args: &MessagesListArgs) -> CliResult {
     let messages = db
         .get_messages_page(&args.id, page)
         .map_err(|e| ctx.fail(&e))?;
+    print_messages(ctx, &messages)
+}
+
+/// Prints raw message rows as `messages list` does (any store).
+pub(super) fn print_messages(ctx: &Context, messages: &[hermes_state::Message]) -> CliResult {
     let out = &ctx.out;
     if out.json {
         return out.json(&to_json!(&messages));
     }
     let mut text = String::new();
-    for m in &messages {
+    for m in messages {
         let body = content_text(m.content.as_ref()).unwrap_or_default();
         let calls = match &m.tool_calls {
             Some(serde_json::Value::Array(list)) if !list.is_empty() => {

@@ -11,6 +11,7 @@ mod listing;
 mod maintenance;
 mod messages;
 mod prune;
+mod remote;
 mod rewind;
 mod schema;
 mod search;
@@ -50,9 +51,20 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::Man => return shell::man(),
         _ => {}
     }
-    let path = match cli.db {
-        Some(path) => path,
-        None => store::default_path()?,
+    let location = match (&cli.db, &cli.database_url) {
+        (_, Some(url)) => Some(
+            hermes_state::StoreLocation::parse(url)
+                .map_err(|e| crate::error::CliError::usage(format!("--database-url: {e}")))?,
+        ),
+        _ => None,
+    };
+    let path = match (cli.db.take(), location) {
+        (Some(path), _) => path,
+        (None, Some(hermes_state::StoreLocation::Sqlite(path))) => path,
+        (None, Some(hermes_state::StoreLocation::Postgres(url))) => {
+            return remote::run(cli, &url, out);
+        }
+        (None, None) => store::default_path()?,
     };
     let command = command_name(&cli.command);
     let ctx = Context {
@@ -111,13 +123,14 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::Fts(FtsCommand::OptimizeStorage(args)) => fts::optimize_storage(&ctx, &args),
         Command::Fts(FtsCommand::RebuildCjk) => fts::rebuild_cjk(&ctx),
         Command::Migrate(args) => schema::migrate(&ctx, &args),
+        Command::MigrateTo(args) => remote::migrate_to(&ctx, &args),
         Command::Schema => schema::schema(&ctx),
         Command::Demo(args) => demo::demo(&ctx, &args),
         Command::Completions(_) | Command::Man => Ok(()),
     }
 }
 
-fn command_name(command: &Command) -> &'static str {
+pub(crate) fn command_name(command: &Command) -> &'static str {
     match command {
         Command::Sessions(command) => match command {
             SessionsCommand::List(_) => "sessions list",
@@ -158,6 +171,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Fts(FtsCommand::OptimizeStorage(_)) => "fts optimize-storage",
         Command::Fts(FtsCommand::RebuildCjk) => "fts rebuild-cjk",
         Command::Migrate(_) => "migrate",
+        Command::MigrateTo(_) => "migrate-to",
         Command::Schema => "schema",
         Command::Demo(_) => "demo",
         Command::Completions(_) => "completions",

@@ -16,7 +16,17 @@ use crate::store::{Access, Context};
 pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     let format = RowFormat::chosen(&ctx.out, args.format)?;
     let db = ctx.open(Access::Read)?;
-    let options = SearchOptions {
+    let options = options(args);
+    if args.by_conversation {
+        return super::search_conversations::search(ctx, &db, args, &options, format);
+    }
+    let hits = super::search_scope::hits(ctx, &db, args, &options)?;
+    print_hits(ctx, args, &hits, format)
+}
+
+/// The library's search options for the command's arguments.
+pub(super) fn options(args: &SearchArgs) -> SearchOptions {
+    SearchOptions {
         source_filter: (!args.source.is_empty()).then(|| args.source.clone()),
         exclude_sources: (!args.exclude_source.is_empty()).then(|| args.exclude_source.clone()),
         role_filter: Some(args.roles()).filter(|roles| !roles.is_empty()),
@@ -28,11 +38,17 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
             SortOrder::Oldest => Some("oldest".to_owned()),
         },
         include_inactive: args.include_inactive,
-    };
-    if args.by_conversation {
-        return super::search_conversations::search(ctx, &db, args, &options, format);
     }
-    let hits = super::search_scope::hits(ctx, &db, args, &options)?;
+}
+
+/// Prints search hits as `format` says (a table of hits with their
+/// snippets for people): shared by every store the command line reaches.
+pub(super) fn print_hits(
+    ctx: &Context,
+    args: &SearchArgs,
+    hits: &[hermes_state::SearchHit],
+    format: RowFormat,
+) -> CliResult {
     let out = &ctx.out;
     if format.print(out, &to_json!(&hits))? {
         return Ok(());
@@ -47,7 +63,7 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
         return Ok(());
     }
     let mut text = String::new();
-    for hit in &hits {
+    for hit in hits {
         let mut origin = hit.source.clone().unwrap_or_else(|| "?".to_owned());
         if let Some(model) = &hit.model {
             let _ = write!(origin, " · {model}");

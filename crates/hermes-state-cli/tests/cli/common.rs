@@ -108,6 +108,8 @@ impl Env {
             .env("TZ", "UTC")
             .env_remove("COLUMNS")
             .env_remove("HERMES_STATE_NOW")
+            // A store URL in the caller's environment would redirect every test.
+            .env_remove("HERMES_STATE_DATABASE_URL")
             .env_remove("NO_COLOR")
             .env_remove("RUST_BACKTRACE")
             .current_dir(self.dir.path());

@@ -213,13 +213,20 @@ fn a_person_types_a_query_reads_the_conversation_and_resumes_it_in_tmux() {
     // Enter reads the conversation around it: the hit marked, and the
     // messages before (the weather tool's result) and after it.
     tmux.press("Enter");
-    let screen = tmux.wait_for_text("▌ ── assistant  #4");
-    for neighbour in [
+    let neighbours = [
         "  ── tool weather  #3",
         "\"conditions\": \"clear sky\"",
         "  ── user  #5",
         "  Great, thanks!",
-    ] {
+    ];
+    // Waits for the whole view: a capture may land while it is being drawn.
+    let screen = tmux.wait_for("the conversation around the hit", |s| {
+        s.contains("▌ ── assistant  #4")
+            && neighbours.iter().all(|n| s.contains(n))
+            && s.contains("▌ It's 18°C in Paris")
+            && s.contains("session demo-paris · rows ")
+    });
+    for neighbour in neighbours {
         assert!(screen.contains(neighbour), "no {neighbour:?}:\n{screen}");
     }
     assert!(screen.contains("▌ It's 18°C in Paris"), "{screen}");
@@ -227,7 +234,10 @@ fn a_person_types_a_query_reads_the_conversation_and_resumes_it_in_tmux() {
 
     // Esc goes back to the list as it was.
     tmux.press("Escape");
-    let screen = tmux.wait_for_text("2 results · source: any");
+    let screen = tmux.wait_for("the list as it was", |s| {
+        s.contains("2 results · source: any")
+            && Tmux::line(s, "▶ ").is_some_and(|l| l.contains(" assistant "))
+    });
     assert!(
         Tmux::line(&screen, "▶ ").is_some_and(|l| l.contains(" assistant ")),
         "{screen}"
@@ -336,7 +346,10 @@ fn a_hit_in_a_compressed_session_resumes_its_continuation_in_tmux() {
     );
     // Its conversation view is the segment the hit is in ...
     tmux.press("Enter");
-    let screen = tmux.wait_for_text("▌ ── user  #7");
+    let screen = tmux.wait_for("the segment's conversation", |s| {
+        s.contains("▌ ── user  #7")
+            && s.contains("Session demo-refactor  “Refactor the config parser”")
+    });
     assert!(
         screen.contains("Session demo-refactor  “Refactor the config parser”"),
         "{screen}"

@@ -24,6 +24,7 @@ mod interactive;
 mod messages_and_titles;
 mod navigation;
 mod no_color;
+mod postgres;
 mod read_only;
 mod reading;
 mod report_formats;

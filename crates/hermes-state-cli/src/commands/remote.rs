@@ -1,0 +1,264 @@
+//! Commands on a PostgreSQL store (`--database-url postgres://…`), and
+//! `migrate-to` in both directions.
+//!
+//! A PostgreSQL store is reached through the library's backend seam
+//! (`SessionStore`), which offers the everyday reads and writes; the
+//! commands below use it and print exactly as on a file. A command that
+//! needs more of the library than the seam offers says so and names the
+//! way to do it, rather than guessing. Reading commands open the store
+//! read-only, as on a file. Session arguments are exact ids or titles
+//! here (no `latest`, no id prefixes).
+
+use std::path::PathBuf;
+
+use hermes_state::{
+    ListFilter, MessagePage, SessionStore, StoreLocation, open_store, redact_postgres_url,
+};
+
+use crate::cli::{Cli, Command, MessagesCommand, MigrateToArgs, SessionsCommand, TitleCommand};
+use crate::commands::{command_name, listing, messages, search, to_json};
+use crate::error::{CliError, CliResult};
+use crate::output::Output;
+use crate::render::conversation::{self, Folding};
+#[cfg(feature = "postgres")]
+use crate::store::Access;
+use crate::store::Context;
+
+/// Runs a command on the PostgreSQL store `url` names.
+pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
+    let command = command_name(&cli.command);
+    let ctx = Context {
+        // Messages name the store by its URL, without the password.
+        path: PathBuf::from(redact_postgres_url(url)),
+        read_only: cli.read_only,
+        out,
+        command,
+    };
+    let reading = is_reading(&cli.command);
+    if !reading && ctx.read_only {
+        return Err(CliError::usage(format!(
+            "`{command}` writes to the store, but --read-only was given"
+        ))
+        .hint("drop --read-only"));
+    }
+    let open =
+        || open_store(&StoreLocation::Postgres(url.to_owned()), reading).map_err(|e| ctx.fail(&e));
+    match cli.command {
+        Command::Sessions(SessionsCommand::List(args)) => {
+            if args.picker() || args.window.is_set() {
+                return Err(not_here(&ctx, "these `sessions list` filters"));
+            }
+            let rows = open()?
+                .recent_sessions(&ListFilter {
+                    source: args.source.clone(),
+                    limit: Some(args.limit),
+                    offset: args.offset,
+                })
+                .map_err(|e| ctx.fail(&e))?;
+            listing::print_listings(&ctx, &args, &rows)
+        }
+        Command::Sessions(SessionsCommand::Show(args)) => {
+            let store = open()?;
+            let session = find(&ctx, store.as_ref(), &args.id)?;
+            let page = MessagePage {
+                include_inactive: args.all,
+                limit: None,
+                offset: 0,
+            };
+            let messages = store
+                .get_messages_page(&session.id, page)
+                .map_err(|e| ctx.fail(&e))?;
+            if ctx.out.json {
+                let mut value = to_json!(&session);
+                if let serde_json::Value::Object(map) = &mut value {
+                    map.insert("messages".to_owned(), to_json!(&messages));
+                }
+                return ctx.out.json(&value);
+            }
+            let folding = Folding {
+                reasoning: args.reasoning,
+                full: args.full,
+            };
+            let text = conversation::conversation(&ctx.out, &session, &messages, folding);
+            crate::pager::page(&ctx.out, &text, !args.no_pager)
+        }
+        Command::Messages(MessagesCommand::List(args)) => {
+            let store = open()?;
+            let session = find(&ctx, store.as_ref(), &args.id)?;
+            let page = MessagePage {
+                include_inactive: args.all,
+                limit: args.limit,
+                offset: args.offset,
+            };
+            let rows = store
+                .get_messages_page(&session.id, page)
+                .map_err(|e| ctx.fail(&e))?;
+            messages::print_messages(&ctx, &rows)
+        }
+        Command::Search(args) => {
+            if args.interactive
+                || args.by_conversation
+                || args.session.is_some()
+                || args.window.is_set()
+            {
+                return Err(not_here(
+                    &ctx,
+                    "search -i, --by-conversation, --session, --since and --until",
+                ));
+            }
+            let format = crate::row_format::RowFormat::chosen(&ctx.out, args.format)?;
+            let hits = open()?
+                .search_messages(&args.query, &search::options(&args))
+                .map_err(|e| ctx.fail(&e))?;
+            search::print_hits(&ctx, &args, &hits, format)
+        }
+        Command::Title(TitleCommand::Get(args)) => {
+            let store = open()?;
+            let session = find(&ctx, store.as_ref(), &args.id)?;
+            print_optional(&ctx, session.title.as_deref())
+        }
+        Command::Title(TitleCommand::Resolve(args)) => {
+            let id = open()?
+                .resolve_session_by_title(&args.title)
+                .map_err(|e| ctx.fail(&e))?;
+            print_optional(&ctx, id.as_deref())
+        }
+        Command::Title(TitleCommand::Set(args)) => {
+            let store = open()?;
+            let title = Some(args.title.as_str()).filter(|t| !t.is_empty());
+            if !store
+                .set_session_title(&args.id, title)
+                .map_err(|e| ctx.fail(&e))?
+            {
+                return Err(ctx.unknown_session(&args.id));
+            }
+            let stored = store
+                .get_session_title(&args.id)
+                .map_err(|e| ctx.fail(&e))?;
+            print_optional(&ctx, stored.as_deref())
+        }
+        Command::MigrateTo(args) => to_sqlite(&ctx, url, &args),
+        _ => Err(not_here(&ctx, &format!("`{command}`"))),
+    }
+}
+
+/// Whether a command only reads (and so opens the store read-only).
+fn is_reading(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Sessions(SessionsCommand::List(_) | SessionsCommand::Show(_))
+            | Command::Messages(MessagesCommand::List(_))
+            | Command::Search(_)
+            | Command::Title(TitleCommand::Get(_) | TitleCommand::Resolve(_))
+    )
+}
+
+fn not_here(ctx: &Context, what: &str) -> CliError {
+    CliError::usage(format!(
+        "{what}: not available on a PostgreSQL store yet ({})",
+        ctx.path.display()
+    ))
+    .hint("docs/POSTGRES.md lists what works there; `hermes-state --database-url URL migrate-to sqlite:PATH` copies the store to a file")
+}
+
+/// A session by id, else by title.
+fn find(ctx: &Context, store: &dyn SessionStore, id: &str) -> CliResult<hermes_state::Session> {
+    if let Some(session) = store.get_session(id).map_err(|e| ctx.fail(&e))? {
+        return Ok(session);
+    }
+    if let Some(by_title) = store
+        .resolve_session_by_title(id)
+        .map_err(|e| ctx.fail(&e))?
+        && let Some(session) = store.get_session(&by_title).map_err(|e| ctx.fail(&e))?
+    {
+        return Ok(session);
+    }
+    Err(ctx.unknown_session(id))
+}
+
+fn print_optional(ctx: &Context, value: Option<&str>) -> CliResult {
+    if ctx.out.json {
+        return ctx.out.json(&to_json!(&value));
+    }
+    ctx.out.text(format!("{}\n", value.unwrap_or("")))
+}
+
+/// `migrate-to` on a SQLite store: to PostgreSQL.
+pub fn migrate_to(ctx: &Context, args: &MigrateToArgs) -> CliResult {
+    let target = StoreLocation::parse(&args.target)
+        .map_err(|e| CliError::usage(format!("migrate-to: {e}")))?;
+    let StoreLocation::Postgres(url) = target else {
+        return Err(
+            CliError::usage("migrate-to: the store is already a SQLite file")
+                .hint("`hermes-state backup PATH` copies it to another file"),
+        );
+    };
+    to_postgres(ctx, &url)
+}
+
+#[cfg(feature = "postgres")]
+fn to_postgres(ctx: &Context, url: &str) -> CliResult {
+    let db = ctx.open(Access::Write)?;
+    let report = db.migrate_to_postgres(url).map_err(|e| ctx.fail(&e))?;
+    print_move(
+        ctx,
+        &report,
+        &format!("marked {} as moved", ctx.path.display()),
+    )
+}
+
+#[cfg(not(feature = "postgres"))]
+fn to_postgres(_ctx: &Context, _url: &str) -> CliResult {
+    Err(without_postgres())
+}
+
+#[cfg(feature = "postgres")]
+fn to_sqlite(ctx: &Context, url: &str, args: &MigrateToArgs) -> CliResult {
+    let target = StoreLocation::parse(&args.target)
+        .map_err(|e| CliError::usage(format!("migrate-to: {e}")))?;
+    let StoreLocation::Sqlite(path) = target else {
+        return Err(
+            CliError::usage("migrate-to: the store is already on PostgreSQL")
+                .hint("give a file: migrate-to sqlite:PATH"),
+        );
+    };
+    let report = hermes_state::migrate_postgres_to_sqlite(url, &path).map_err(|e| ctx.fail(&e))?;
+    print_move(ctx, &report, "marked the PostgreSQL store as moved")
+}
+
+#[cfg(not(feature = "postgres"))]
+fn to_sqlite(_ctx: &Context, _url: &str, _args: &MigrateToArgs) -> CliResult {
+    Err(without_postgres())
+}
+
+#[cfg(not(feature = "postgres"))]
+fn without_postgres() -> CliError {
+    CliError::usage("this hermes-state was built without PostgreSQL support")
+        .hint("build it with the `postgres` feature (on by default)")
+}
+
+#[cfg(feature = "postgres")]
+fn print_move(ctx: &Context, report: &hermes_state::MoveReport, marked: &str) -> CliResult {
+    if ctx.out.json {
+        let rows: serde_json::Map<String, serde_json::Value> = report
+            .rows
+            .iter()
+            .map(|(table, n)| (table.clone(), serde_json::Value::from(*n)))
+            .collect();
+        return ctx.out.json(&serde_json::json!({
+            "target": report.target,
+            "rows": rows,
+            "superseded_at": report.superseded_at,
+        }));
+    }
+    let counts: Vec<String> = report
+        .rows
+        .iter()
+        .map(|(table, n)| format!("{n} {table}"))
+        .collect();
+    ctx.out.text(format!(
+        "copied and verified {} to {}; {marked}\n",
+        counts.join(", "),
+        report.target
+    ))
+}
