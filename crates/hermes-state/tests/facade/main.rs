@@ -14,6 +14,7 @@ mod coordination;
 mod default_path;
 mod doctor;
 mod export;
+mod hostile;
 mod interop;
 mod maintenance;
 mod reliability;
