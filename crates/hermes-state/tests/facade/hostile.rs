@@ -3,6 +3,8 @@
 //! `damaged_store_input`, which the fuzz targets `import_jsonl` and
 //! `damaged_store` include as source (`fuzz/README.md`); here their corpora
 //! are replayed, and a deterministic walk damages every page of a store.
+//! The walks print what the reads answered (`--nocapture`).
+#![allow(clippy::print_stderr)]
 
 mod damaged_store_input;
 mod import_input;
@@ -91,7 +93,7 @@ fn a_store_truncated_to_one_byte_is_refused_untouched_by_both_opens() {
         } else {
             hermes_state::SessionDb::open(&path)
         };
-        let error = opened.err().expect("a 1-byte file is refused");
+        let error = opened.expect_err("a 1-byte file is refused");
         assert_eq!(
             error.kind(),
             hermes_state::ErrorKind::NotADatabase,
@@ -124,7 +126,7 @@ fn a_header_with_an_unknown_schema_format_is_corrupt() {
         } else {
             hermes_state::SessionDb::open(&path)
         };
-        let error = opened.err().expect("an unreadable header is refused");
+        let error = opened.expect_err("an unreadable header is refused");
         assert_eq!(error.kind(), hermes_state::ErrorKind::Corrupt, "{error}");
     }
     assert!(
@@ -157,7 +159,7 @@ fn a_store_whose_schema_version_is_not_a_number_is_corrupt() {
             } else {
                 hermes_state::SessionDb::open(&path)
             };
-            let error = opened.err().expect("a damaged version is refused");
+            let error = opened.expect_err("a damaged version is refused");
             assert_eq!(
                 error.kind(),
                 hermes_state::ErrorKind::Corrupt,
@@ -196,7 +198,7 @@ fn walk(store: &DamagedStore, cases: &[(String, Vec<Damage>)]) -> BTreeMap<Strin
     tally
 }
 
-/// Header fields (`fileformat.html` §1.3): magic, page size, write/read
+/// Header fields (SQLite's file format, "the database header"): magic, page size, write/read
 /// versions, reserved bytes, payload fractions, change counter, size in
 /// pages, freelist, schema cookie and format, cache size, vacuum, text
 /// encoding, user version, application id, version-valid-for, SQLite
