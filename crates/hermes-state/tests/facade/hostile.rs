@@ -272,7 +272,7 @@ fn truncations_at_and_inside_every_page_give_typed_errors_or_answers() {
 /// The long walk (`docs/RELIABILITY.md`): ten flips on every page and four
 /// truncations per page.
 #[test]
-#[ignore = "long: about 4 minutes in a debug build"]
+#[ignore = "long: about 3 minutes in a debug build"]
 fn soak_damaged_store_walk() {
     let store = DamagedStore::new();
     let page = store.page_size();
