@@ -16,15 +16,21 @@ use std::path::Path;
 use damaged_store_input::{Damage, DamagedStore};
 use import_input::ImportTarget;
 
-/// The files of `fuzz/corpus/<target>`, in name order.
+/// The committed corpus files (`seed-*`; what libFuzzer adds locally is
+/// ignored by git, and left out here so every checkout tests the same
+/// inputs), in name order.
 fn corpus(target: &str) -> Vec<(String, Vec<u8>)> {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../fuzz/corpus")
         .join(target);
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&folder)
         .unwrap_or_else(|e| panic!("the corpus {}: {e}", folder.display()))
-        .map(|entry| {
-            let path = entry.expect("a corpus entry").path();
+        .map(|entry| entry.expect("a corpus entry").path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("seed-"))
+        })
+        .map(|path| {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
             (
                 name.unwrap_or_default(),
