@@ -80,6 +80,7 @@ pub enum FileShape {
 pub fn inspect(conn: &Connection, path: &Path) -> Result<FileShape, SchemaError> {
     let names = object_names(conn)?;
     if names.is_empty() {
+        refuse_a_pageless_file(conn, path)?;
         return Ok(FileShape::Empty);
     }
     if !names
@@ -90,12 +91,24 @@ pub fn inspect(conn: &Connection, path: &Path) -> Result<FileShape, SchemaError>
             path: path.to_owned(),
         });
     }
-    let version: Option<i64> = conn
+    // Read as stored: a damaged row (NULL, text, a blob) is a damaged
+    // store, not a failed conversion of kind `Other`.
+    let stored: Option<rusqlite::types::Value> = conn
         .query_row("SELECT version FROM schema_version LIMIT 1", [], |row| {
             row.get(0)
         })
         .optional()
         .context("reading schema_version")?;
+    let version = match stored {
+        None => None,
+        Some(rusqlite::types::Value::Integer(version)) => Some(version),
+        Some(other) => {
+            return Err(SchemaError::Corrupt {
+                path: path.to_owned(),
+                what: format!("schema_version holds {other:?}, not a version number"),
+            });
+        }
+    };
     let has_meta = names
         .iter()
         .any(|(kind, name)| kind == "table" && name == "state_meta");
@@ -116,6 +129,32 @@ pub fn inspect(conn: &Connection, path: &Path) -> Result<FileShape, SchemaError>
         fts_storage_version,
         fts_layout: fts_layout(conn)?,
     }))
+}
+
+/// Refuses a file that has bytes but no page for SQLite.
+///
+/// SQLite reads a 1-byte file as a database of zero pages, with no schema,
+/// exactly like a new empty file, and its first write replaces the byte with
+/// a whole database. Such a file was never written by SQLite (its smallest
+/// database is one page): it is a damaged or foreign file, and is refused
+/// untouched. A zero-length or missing file is a new store, and a real empty
+/// database (one page, no objects) is too. Found by truncating a store
+/// (`hostile::truncations_at_and_between_page_boundaries_*` of the facade).
+fn refuse_a_pageless_file(conn: &Connection, path: &Path) -> Result<(), SchemaError> {
+    let pages: i64 = conn
+        .query_row("PRAGMA main.page_count", [], |row| row.get(0))
+        .context("counting the pages")?;
+    if pages > 0 {
+        return Ok(());
+    }
+    // Only the length, through `stat`: the file is not opened here.
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() && meta.len() > 0 => Err(SchemaError::NotADatabase {
+            path: path.to_owned(),
+            why: format!("{} bytes that hold no database page", meta.len()),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Refuses to write a store newer than this library understands.

@@ -18,6 +18,24 @@ pub enum SchemaError {
         /// The file.
         path: PathBuf,
     },
+    /// The file is not a SQLite database although SQLite would open it (a
+    /// file too short to hold a page); refused untouched.
+    #[error("{path}: not a database ({why}); refusing to touch it")]
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+        /// What it holds instead.
+        why: String,
+    },
+    /// The file is a damaged store: a value the classification needs is
+    /// not what any release writes (e.g. a NULL `schema_version`).
+    #[error("{path}: damaged store ({what})")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
     /// The file was written by a newer release that this library cannot write safely.
     #[error(
         "{path}: written by a newer Hermes release ({what}); this library writes schema version {supported}. Open it read-only, or upgrade hermes-state"
@@ -49,7 +67,10 @@ impl SchemaError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             SchemaError::Sqlite(error) => error.kind(),
-            SchemaError::ForeignDatabase { .. } => ErrorKind::NotADatabase,
+            SchemaError::ForeignDatabase { .. } | SchemaError::NotADatabase { .. } => {
+                ErrorKind::NotADatabase
+            }
+            SchemaError::Corrupt { .. } => ErrorKind::Corrupt,
             SchemaError::SchemaTooNew { .. } => ErrorKind::SchemaTooNew,
             SchemaError::History(_) => ErrorKind::Other,
             SchemaError::Io { source, .. } => match source.kind() {

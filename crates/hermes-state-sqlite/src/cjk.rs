@@ -513,6 +513,19 @@ pub fn debug_tokens_in_mode(
     text: &str,
     mode: TokenizeMode,
 ) -> Result<Vec<(Vec<u8>, i32, i32)>, SqliteError> {
+    debug_tokens_of_bytes(conn, args, text.as_bytes(), mode)
+}
+
+/// [`debug_tokens_in_mode`] over raw bytes, which need not be UTF-8: FTS5
+/// hands a tokenizer a TEXT value's bytes unchecked, so a damaged row (or
+/// `CAST(x'ff' AS TEXT)`) reaches it as they are. Used by the hostile-input
+/// tests and the tokenizer's fuzz target.
+pub fn debug_tokens_of_bytes(
+    conn: &Connection,
+    args: &[&str],
+    text: &[u8],
+    mode: TokenizeMode,
+) -> Result<Vec<(Vec<u8>, i32, i32)>, SqliteError> {
     let n_text = c_int::try_from(text.len())
         .map_err(|_| failure(ffi::SQLITE_TOOBIG, "fts5_cjk: text too long"))?;
     let c_args = args

@@ -69,7 +69,10 @@ pub fn sqlite_error_kind(error: &rusqlite::Error) -> ErrorKind {
             ErrorCode::DiskFull | ErrorCode::SystemIoFailure => ErrorKind::Io,
             _ => {
                 let text = message.as_deref().unwrap_or_default().to_ascii_lowercase();
-                if is_fts_corruption_text(&text) {
+                // "unsupported file format": a schema format number above 4
+                // in the file header, which no SQLite writes: a damaged
+                // header (found by the damaged-store walk).
+                if is_fts_corruption_text(&text) || text.starts_with("unsupported file format") {
                     ErrorKind::Corrupt
                 } else {
                     ErrorKind::Other

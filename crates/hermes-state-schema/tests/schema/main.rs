@@ -13,6 +13,7 @@ mod spec;
 
 mod baseline;
 mod cjk;
+mod cjk_hostile;
 mod cjk_rule;
 mod existing_files;
 mod fresh;

@@ -64,6 +64,16 @@ fn foreign_sqlite_file_is_refused_untouched() {
     assert_refused_untouched(&path, ErrorKind::NotADatabase);
 }
 
+/// SQLite reads a 1-byte file as an empty database (zero pages) and would
+/// write a new database over it; found by the damaged-store walk of the
+/// facade (`hostile::truncations_*`).
+#[test]
+fn a_one_byte_file_is_refused_untouched() {
+    let (_dir, path) = temp_db();
+    std::fs::write(&path, b"S").expect("write");
+    assert_refused_untouched(&path, ErrorKind::NotADatabase);
+}
+
 #[test]
 fn zero_length_file_becomes_a_new_store() {
     let (_dir, path) = temp_db();

@@ -16,6 +16,7 @@ mod default_path;
 mod doctor;
 mod export;
 mod group_commit;
+mod hostile;
 mod interop;
 mod maintenance;
 mod reliability;
