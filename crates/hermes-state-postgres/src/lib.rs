@@ -26,6 +26,7 @@ mod pool;
 mod prune;
 pub mod rows;
 pub mod search;
+mod session_updates;
 mod sessions;
 mod stats;
 mod titles;

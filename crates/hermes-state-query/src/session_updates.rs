@@ -65,14 +65,25 @@ pub fn compression_failure_cooldown(
         })
         .optional()
         .context("reading a compression cooldown")?;
-    Ok(match row {
-        Some((Some(until), error)) if until > now => Some(CompressionCooldown {
+    Ok(row.and_then(|(until, error)| active_cooldown(until, error, now)))
+}
+
+/// The cooldown a session's stored `compression_failure_cooldown_until` and
+/// `compression_failure_error` describe at `now`: `None` when unset or
+/// expired (`cooldown_until <= now`). Shared by every backend.
+pub fn active_cooldown(
+    cooldown_until: Option<f64>,
+    error: Option<String>,
+    now: f64,
+) -> Option<CompressionCooldown> {
+    match cooldown_until {
+        Some(until) if until > now => Some(CompressionCooldown {
             cooldown_until: until,
             remaining_seconds: until - now,
             error,
         }),
         _ => None,
-    })
+    }
 }
 
 /// The session's compression fallback streak; 0 for a missing session (or

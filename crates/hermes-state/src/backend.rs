@@ -14,6 +14,7 @@ use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::search::{SearchHit, SearchOptions};
+use hermes_state_query::session_updates::CompressionCooldown;
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{
     AuxiliaryUsage, ConversationMessage, Message, NewMessage, NewSession, Session, TokenUpdate,
@@ -122,6 +123,61 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>>;
     /// `api.md` §11.3.
     fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport>;
+    /// `api.md` §2.5.
+    fn update_system_prompt(&self, session_id: &str, system_prompt: &str) -> Result<()>;
+    /// `api.md` §2.5.
+    fn update_session_model(&self, session_id: &str, model: Option<&str>) -> Result<()>;
+    /// `api.md` §2.5.
+    fn update_session_meta(
+        &self,
+        session_id: &str,
+        model_config_json: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<()>;
+    /// `api.md` §2.5.
+    fn update_session_billing_route(
+        &self,
+        session_id: &str,
+        provider: Option<&str>,
+        base_url: Option<&str>,
+        billing_mode: Option<&str>,
+    ) -> Result<()>;
+    /// `api.md` §2.5.
+    fn update_session_cwd(
+        &self,
+        session_id: &str,
+        cwd: &str,
+        git_branch: Option<&str>,
+        git_repo_root: Option<&str>,
+    ) -> Result<()>;
+    /// `api.md` §2.5: the whole compression lineage.
+    fn set_session_archived(&self, session_id: &str, archived: bool) -> Result<bool>;
+    /// `api.md` §2.5: the whole compression lineage.
+    fn set_session_pinned(&self, session_id: &str, pinned: bool) -> Result<bool>;
+    /// `api.md` §2.5.
+    fn set_expiry_finalized(&self, session_id: &str, finalized: bool) -> Result<()>;
+    /// `api.md` §2.5.
+    fn record_compression_failure_cooldown(
+        &self,
+        session_id: &str,
+        cooldown_until: f64,
+        error: Option<&str>,
+    ) -> Result<()>;
+    /// `api.md` §2.5.
+    fn get_compression_failure_cooldown(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<CompressionCooldown>>;
+    /// `api.md` §2.5.
+    fn clear_compression_failure_cooldown(&self, session_id: &str) -> Result<()>;
+    /// `api.md` §2.5.
+    fn get_compression_fallback_streak(&self, session_id: &str) -> Result<i64>;
+    /// `api.md` §2.5.
+    fn set_compression_fallback_streak(&self, session_id: &str, streak: i64) -> Result<()>;
+    /// `api.md` §2.5.
+    fn get_compression_ineffective_count(&self, session_id: &str) -> Result<i64>;
+    /// `api.md` §2.5.
+    fn set_compression_ineffective_count(&self, session_id: &str, count: i64) -> Result<()>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -256,6 +312,78 @@ macro_rules! forward_store {
         }
         fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
             Self::prune_sessions(self, options).map_err($err)
+        }
+        fn update_system_prompt(&self, session_id: &str, system_prompt: &str) -> Result<()> {
+            Self::update_system_prompt(self, session_id, system_prompt).map_err($err)
+        }
+        fn update_session_model(&self, session_id: &str, model: Option<&str>) -> Result<()> {
+            Self::update_session_model(self, session_id, model).map_err($err)
+        }
+        fn update_session_meta(
+            &self,
+            session_id: &str,
+            model_config_json: Option<&str>,
+            model: Option<&str>,
+        ) -> Result<()> {
+            Self::update_session_meta(self, session_id, model_config_json, model).map_err($err)
+        }
+        fn update_session_billing_route(
+            &self,
+            session_id: &str,
+            provider: Option<&str>,
+            base_url: Option<&str>,
+            billing_mode: Option<&str>,
+        ) -> Result<()> {
+            Self::update_session_billing_route(self, session_id, provider, base_url, billing_mode)
+                .map_err($err)
+        }
+        fn update_session_cwd(
+            &self,
+            session_id: &str,
+            cwd: &str,
+            git_branch: Option<&str>,
+            git_repo_root: Option<&str>,
+        ) -> Result<()> {
+            Self::update_session_cwd(self, session_id, cwd, git_branch, git_repo_root).map_err($err)
+        }
+        fn set_session_archived(&self, session_id: &str, archived: bool) -> Result<bool> {
+            Self::set_session_archived(self, session_id, archived).map_err($err)
+        }
+        fn set_session_pinned(&self, session_id: &str, pinned: bool) -> Result<bool> {
+            Self::set_session_pinned(self, session_id, pinned).map_err($err)
+        }
+        fn set_expiry_finalized(&self, session_id: &str, finalized: bool) -> Result<()> {
+            Self::set_expiry_finalized(self, session_id, finalized).map_err($err)
+        }
+        fn record_compression_failure_cooldown(
+            &self,
+            session_id: &str,
+            cooldown_until: f64,
+            error: Option<&str>,
+        ) -> Result<()> {
+            Self::record_compression_failure_cooldown(self, session_id, cooldown_until, error)
+                .map_err($err)
+        }
+        fn get_compression_failure_cooldown(
+            &self,
+            session_id: &str,
+        ) -> Result<Option<CompressionCooldown>> {
+            Self::get_compression_failure_cooldown(self, session_id).map_err($err)
+        }
+        fn clear_compression_failure_cooldown(&self, session_id: &str) -> Result<()> {
+            Self::clear_compression_failure_cooldown(self, session_id).map_err($err)
+        }
+        fn get_compression_fallback_streak(&self, session_id: &str) -> Result<i64> {
+            Self::get_compression_fallback_streak(self, session_id).map_err($err)
+        }
+        fn set_compression_fallback_streak(&self, session_id: &str, streak: i64) -> Result<()> {
+            Self::set_compression_fallback_streak(self, session_id, streak).map_err($err)
+        }
+        fn get_compression_ineffective_count(&self, session_id: &str) -> Result<i64> {
+            Self::get_compression_ineffective_count(self, session_id).map_err($err)
+        }
+        fn set_compression_ineffective_count(&self, session_id: &str, count: i64) -> Result<()> {
+            Self::set_compression_ineffective_count(self, session_id, count).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -17,6 +17,7 @@ mod moving;
 mod prune;
 mod read_only;
 mod search;
+mod session_updates;
 mod sessions;
 mod stats;
 
