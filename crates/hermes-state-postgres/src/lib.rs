@@ -19,6 +19,7 @@ pub mod copy;
 mod error;
 mod lineage;
 mod listing;
+mod lookups;
 mod message_reads;
 mod messages;
 mod migrate;

@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use hermes_state_query::MessagePage;
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
+use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
 use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::CompressionCooldown;
@@ -178,6 +179,32 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn get_compression_ineffective_count(&self, session_id: &str) -> Result<i64>;
     /// `api.md` §2.5.
     fn set_compression_ineffective_count(&self, session_id: &str, count: i64) -> Result<()>;
+    /// `api.md` §5.3.
+    fn get_messages_around(
+        &self,
+        session_id: &str,
+        message_id: i64,
+        window: u32,
+    ) -> Result<MessagesAround>;
+    /// `api.md` §5.3.
+    fn list_recent_user_messages(
+        &self,
+        session_id: &str,
+        limit: u32,
+        include_inactive: bool,
+    ) -> Result<Vec<RecentUserMessage>>;
+    /// `api.md` §5.3.
+    fn has_platform_message_id(&self, session_id: &str, platform_message_id: &str) -> Result<bool>;
+    /// `api.md` §6.2.
+    fn get_session_by_title(&self, title: &str) -> Result<Option<Session>>;
+    /// `api.md` §2.4.
+    fn resolve_session_id(&self, id_or_prefix: &str) -> Result<Option<String>>;
+    /// `api.md` §9.2.
+    fn resolve_resume_session_id(&self, session_id: &str) -> Result<String>;
+    /// `api.md` §9.2.
+    fn get_compression_tip(&self, session_id: &str) -> Result<String>;
+    /// `api.md` §9.2.
+    fn get_conversation_root(&self, session_id: &str) -> Result<String>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -384,6 +411,44 @@ macro_rules! forward_store {
         }
         fn set_compression_ineffective_count(&self, session_id: &str, count: i64) -> Result<()> {
             Self::set_compression_ineffective_count(self, session_id, count).map_err($err)
+        }
+        fn get_messages_around(
+            &self,
+            session_id: &str,
+            message_id: i64,
+            window: u32,
+        ) -> Result<MessagesAround> {
+            Self::get_messages_around(self, session_id, message_id, window).map_err($err)
+        }
+        fn list_recent_user_messages(
+            &self,
+            session_id: &str,
+            limit: u32,
+            include_inactive: bool,
+        ) -> Result<Vec<RecentUserMessage>> {
+            Self::list_recent_user_messages(self, session_id, limit, include_inactive).map_err($err)
+        }
+        fn has_platform_message_id(
+            &self,
+            session_id: &str,
+            platform_message_id: &str,
+        ) -> Result<bool> {
+            Self::has_platform_message_id(self, session_id, platform_message_id).map_err($err)
+        }
+        fn get_session_by_title(&self, title: &str) -> Result<Option<Session>> {
+            Self::get_session_by_title(self, title).map_err($err)
+        }
+        fn resolve_session_id(&self, id_or_prefix: &str) -> Result<Option<String>> {
+            Self::resolve_session_id(self, id_or_prefix).map_err($err)
+        }
+        fn resolve_resume_session_id(&self, session_id: &str) -> Result<String> {
+            Self::resolve_resume_session_id(self, session_id).map_err($err)
+        }
+        fn get_compression_tip(&self, session_id: &str) -> Result<String> {
+            Self::get_compression_tip(self, session_id).map_err($err)
+        }
+        fn get_conversation_root(&self, session_id: &str) -> Result<String> {
+            Self::get_conversation_root(self, session_id).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -12,6 +12,7 @@ mod accounting;
 mod backends;
 mod coordination;
 mod lineage;
+mod lookups;
 mod message_reads;
 mod moving;
 mod prune;
