@@ -20,6 +20,7 @@ mod error;
 mod lineage;
 mod listing;
 mod lookups;
+mod message_edits;
 mod message_reads;
 mod messages;
 mod migrate;

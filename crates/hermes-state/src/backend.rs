@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use hermes_state_query::MessagePage;
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
-use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
+use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, RewindResult};
 use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::CompressionCooldown;
@@ -205,6 +205,19 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn get_compression_tip(&self, session_id: &str) -> Result<String>;
     /// `api.md` §9.2.
     fn get_conversation_root(&self, session_id: &str) -> Result<String>;
+    /// `api.md` §4.5.
+    fn rewind_to_message(&self, session_id: &str, message_id: i64) -> Result<RewindResult>;
+    /// `api.md` §4.5.
+    fn restore_rewound(&self, session_id: &str, since_id: i64) -> Result<usize>;
+    /// `api.md` §4.5.
+    fn archive_and_compact(&self, session_id: &str, messages: &[NewMessage]) -> Result<usize>;
+    /// `api.md` §4.5.
+    fn replace_messages(
+        &self,
+        session_id: &str,
+        messages: &[NewMessage],
+        active_only: bool,
+    ) -> Result<()>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -449,6 +462,23 @@ macro_rules! forward_store {
         }
         fn get_conversation_root(&self, session_id: &str) -> Result<String> {
             Self::get_conversation_root(self, session_id).map_err($err)
+        }
+        fn rewind_to_message(&self, session_id: &str, message_id: i64) -> Result<RewindResult> {
+            Self::rewind_to_message(self, session_id, message_id).map_err($err)
+        }
+        fn restore_rewound(&self, session_id: &str, since_id: i64) -> Result<usize> {
+            Self::restore_rewound(self, session_id, since_id).map_err($err)
+        }
+        fn archive_and_compact(&self, session_id: &str, messages: &[NewMessage]) -> Result<usize> {
+            Self::archive_and_compact(self, session_id, messages).map_err($err)
+        }
+        fn replace_messages(
+            &self,
+            session_id: &str,
+            messages: &[NewMessage],
+            active_only: bool,
+        ) -> Result<()> {
+            Self::replace_messages(self, session_id, messages, active_only).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

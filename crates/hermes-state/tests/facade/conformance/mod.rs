@@ -13,6 +13,7 @@ mod backends;
 mod coordination;
 mod lineage;
 mod lookups;
+mod message_edits;
 mod message_reads;
 mod moving;
 mod prune;
