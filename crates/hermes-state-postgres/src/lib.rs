@@ -26,6 +26,7 @@ mod messages;
 mod migrate;
 mod pool;
 mod prune;
+mod rich_listing;
 pub mod rows;
 pub mod search;
 mod session_updates;

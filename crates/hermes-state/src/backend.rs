@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use hermes_state_query::MessagePage;
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
+use hermes_state_query::lookups::SessionActivity;
 use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, RewindResult};
 use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::search::{SearchHit, SearchOptions};
@@ -218,6 +219,19 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         messages: &[NewMessage],
         active_only: bool,
     ) -> Result<()>;
+    /// `api.md` §10.1.
+    fn search_sessions(
+        &self,
+        source: Option<&str>,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<SessionActivity>>;
+    /// `api.md` §10.4, §11.3.
+    fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>>;
+    /// `api.md` §10.4.
+    fn archive_sessions(&self, options: &PruneOptions) -> Result<usize>;
+    /// `api.md` §11.6.
+    fn count_empty_sessions(&self) -> Result<i64>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -479,6 +493,23 @@ macro_rules! forward_store {
             active_only: bool,
         ) -> Result<()> {
             Self::replace_messages(self, session_id, messages, active_only).map_err($err)
+        }
+        fn search_sessions(
+            &self,
+            source: Option<&str>,
+            limit: u32,
+            offset: u32,
+        ) -> Result<Vec<SessionActivity>> {
+            Self::search_sessions(self, source, limit, offset).map_err($err)
+        }
+        fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>> {
+            Self::list_prune_candidates(self, options).map_err($err)
+        }
+        fn archive_sessions(&self, options: &PruneOptions) -> Result<usize> {
+            Self::archive_sessions(self, options).map_err($err)
+        }
+        fn count_empty_sessions(&self) -> Result<i64> {
+            Self::count_empty_sessions(self).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -18,6 +18,7 @@ mod message_reads;
 mod moving;
 mod prune;
 mod read_only;
+mod rich_listing;
 mod search;
 mod session_updates;
 mod sessions;
