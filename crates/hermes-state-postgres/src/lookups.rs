@@ -288,7 +288,7 @@ fn first_unmarked_child(
 
 /// The compression tip of `session_id` (`api.md` §9.2), as the query
 /// crate's `get_compression_tip` walks it.
-fn compression_tip(tx: &mut Transaction<'_>, session_id: &str) -> Result<String> {
+pub(crate) fn compression_tip(tx: &mut Transaction<'_>, session_id: &str) -> Result<String> {
     let mut seen = HashSet::from([session_id.to_owned()]);
     let mut current = session_id.to_owned();
     for _ in 0..MAX_LINEAGE_STEPS {

@@ -16,9 +16,15 @@ use crate::rows::{SESSION_COLUMNS, select_list};
 const UPPER: &str = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
 const LOWER: &str = "'abcdefghijklmnopqrstuvwxyz'";
 
+/// `expr` with ASCII `A`–`Z` folded to lower case: both sides of a `LIKE`
+/// folded so compare as SQLite's `LIKE` does.
+pub(crate) fn fold_ascii(expr: &str) -> String {
+    format!("translate({expr}, {UPPER}, {LOWER})")
+}
+
 /// `WHERE` conditions over `sessions s` and their parameters (`$1`, `$2`, …).
 #[derive(Default)]
-struct Conditions {
+pub(crate) struct Conditions {
     clauses: Vec<String>,
     params: Vec<Box<dyn ToSql + Sync>>,
 }
@@ -26,7 +32,7 @@ struct Conditions {
 impl Conditions {
     /// A condition whose `{}` placeholders take `values`, in order, as the
     /// next parameters.
-    fn push(&mut self, template: &str, values: Vec<Box<dyn ToSql + Sync>>) {
+    pub(crate) fn push(&mut self, template: &str, values: Vec<Box<dyn ToSql + Sync>>) {
         let mut parts = template.split("{}");
         let mut clause = parts.next().unwrap_or_default().to_owned();
         for (part, value) in parts.zip(values) {
@@ -38,7 +44,7 @@ impl Conditions {
 
     /// `column` contains `value` (SQLite's `LIKE '%value%'`: wildcards
     /// literal, ASCII case folded).
-    fn push_contains(&mut self, column: &str, value: &str) {
+    pub(crate) fn push_contains(&mut self, column: &str, value: &str) {
         self.push(
             &format!(
                 "translate({column}, {UPPER}, {LOWER}) LIKE translate({{}}, {UPPER}, {LOWER}) ESCAPE '\\'"
@@ -47,7 +53,28 @@ impl Conditions {
         );
     }
 
-    fn where_clause(&self) -> String {
+    /// `s.cwd` is the folder or lies below it (`api.md` §10.3, §11.3):
+    /// trailing `/` and `\` stripped, `%`, `_` and `\` of the folder
+    /// literal, ASCII case folded as SQLite's `LIKE` folds it.
+    pub(crate) fn push_cwd_prefix(&mut self, prefix: &str) {
+        let folder = prefix.trim_end_matches(['/', '\\']).to_owned();
+        let escaped = escape_like(&folder);
+        let fold = |e: &str| format!("translate({e}, {UPPER}, {LOWER})");
+        self.push(
+            &format!(
+                "(s.cwd = {{}} OR {cwd} LIKE {p} ESCAPE '\\' OR {cwd} LIKE {p} ESCAPE '\\')",
+                cwd = fold("s.cwd"),
+                p = fold("{}"),
+            ),
+            vec![
+                Box::new(folder),
+                Box::new(format!("{escaped}/%")),
+                Box::new(format!("{escaped}\\\\%")),
+            ],
+        );
+    }
+
+    pub(crate) fn where_clause(&self) -> String {
         if self.clauses.is_empty() {
             String::new()
         } else {
@@ -55,7 +82,7 @@ impl Conditions {
         }
     }
 
-    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+    pub(crate) fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.params.iter().map(|p| p.as_ref()).collect()
     }
 }
@@ -86,21 +113,7 @@ fn candidates(options: &PruneOptions, now: f64) -> Conditions {
         c.push("s.end_reason = {}", vec![Box::new(reason)]);
     }
     if let Some(prefix) = nonempty(&f.cwd_prefix) {
-        let folder = prefix.trim_end_matches(['/', '\\']).to_owned();
-        let escaped = escape_like(&folder);
-        let fold = |e: &str| format!("translate({e}, {UPPER}, {LOWER})");
-        c.push(
-            &format!(
-                "(s.cwd = {{}} OR {cwd} LIKE {p} ESCAPE '\\' OR {cwd} LIKE {p} ESCAPE '\\')",
-                cwd = fold("s.cwd"),
-                p = fold("{}"),
-            ),
-            vec![
-                Box::new(folder),
-                Box::new(format!("{escaped}/%")),
-                Box::new(format!("{escaped}\\\\%")),
-            ],
-        );
+        c.push_cwd_prefix(&prefix);
     }
     let tokens = "(COALESCE(s.input_tokens, 0) + COALESCE(s.output_tokens, 0))";
     let integer_bounds = [

@@ -15,6 +15,7 @@ use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::lookups::SessionActivity;
 use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, RewindResult};
 use hermes_state_query::prune::{PruneOptions, PruneReport};
+use hermes_state_query::rich_listing::{RichListOptions, RichSession};
 use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::CompressionCooldown;
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
@@ -219,6 +220,8 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         messages: &[NewMessage],
         active_only: bool,
     ) -> Result<()>;
+    /// `api.md` §10.3.
+    fn list_sessions_rich(&self, options: &RichListOptions) -> Result<Vec<RichSession>>;
     /// `api.md` §10.1.
     fn search_sessions(
         &self,
@@ -493,6 +496,9 @@ macro_rules! forward_store {
             active_only: bool,
         ) -> Result<()> {
             Self::replace_messages(self, session_id, messages, active_only).map_err($err)
+        }
+        fn list_sessions_rich(&self, options: &RichListOptions) -> Result<Vec<RichSession>> {
+            Self::list_sessions_rich(self, options).map_err($err)
         }
         fn search_sessions(
             &self,

@@ -2,7 +2,11 @@
 //! last activity (`api.md` §10.1), the prune candidates and archiving them
 //! (§10.4, §11.3), and the count of empty sessions (§11.6).
 
-use hermes_state::{ErrorKind, NewMessage, NewSession, PruneFilters, PruneOptions, StoreLocation};
+use hermes_state::{
+    Content, ErrorKind, NewMessage, NewSession, PruneFilters, PruneOptions, RichListOptions,
+    RichSession, StoreLocation,
+};
+use serde_json::json;
 
 use super::backends::{Backend, backends};
 
@@ -179,5 +183,223 @@ fn prune_candidates_list_and_archive_alike() {
             ErrorKind::InvalidInput,
             "{n}"
         );
+    }
+}
+
+fn child(b: &Backend, id: &str, parent: &str, started_at: f64) {
+    let mut session = NewSession::new(id, "cli");
+    session.parent_session_id = Some(parent.into());
+    b.store.create_session(&session).unwrap();
+    set_started(b, id, started_at);
+}
+
+fn say(b: &Backend, id: &str, content: Content, at: f64) {
+    b.store
+        .append_message(&NewMessage::new(id, "user").content(content).timestamp(at))
+        .unwrap();
+}
+
+fn listed(rows: &[RichSession]) -> Vec<&str> {
+    rows.iter().map(|r| r.session.id.as_str()).collect()
+}
+
+#[test]
+fn picker_listing_filters_projects_and_orders_alike() {
+    for b in backends("rich_listing") {
+        let s = &b.store;
+        let n = b.name();
+        // `root` was compressed into `cont`, which holds the newest turn.
+        add(&b, "root", "cli", 100.0);
+        say(
+            &b,
+            "root",
+            Content::Text("first\nline of the root".into()),
+            101.0,
+        );
+        s.end_session("root", "compression").unwrap();
+        child(&b, "cont", "root", 110.0);
+        s.set_session_title("cont", Some("Continued")).unwrap();
+        say(&b, "cont", Content::Text("x".repeat(80)), 500.0);
+        // A branch child and a delegate child of another root.
+        add(&b, "main", "telegram", 200.0);
+        say(
+            &b,
+            "main",
+            Content::Structured(json!([{"type": "text", "text": "image"}])),
+            201.0,
+        );
+        child(&b, "branch", "main", 210.0);
+        s.update_session_meta("branch", Some(r#"{"_branched_from": "main"}"#), None)
+            .unwrap();
+        child(&b, "delegate", "main", 220.0);
+        s.update_session_meta("delegate", Some(r#"{"_delegate_from": "main"}"#), None)
+            .unwrap();
+        child(&b, "plain", "main", 230.0);
+        s.update_session_meta("plain", Some("{not json"), None)
+            .unwrap();
+        let mut work = NewSession::new("work_1", "cli");
+        work.cwd = Some("/Work/app".into());
+        s.create_session(&work).unwrap();
+        set_started(&b, "work_1", 300.0);
+        say(
+            &b,
+            "work_1",
+            Content::Text("  Deploy the APP  ".into()),
+            301.0,
+        );
+
+        let list = |options: RichListOptions| s.list_sessions_rich(&options).unwrap();
+        let all = list(RichListOptions::default());
+        // Listable: roots and branch children; newest start first.
+        assert_eq!(listed(&all), ["work_1", "branch", "main", "cont"], "{n}");
+        let projected = &all[3];
+        assert_eq!(projected.lineage_root_id.as_deref(), Some("root"), "{n}");
+        assert_eq!(projected.session.started_at, 100.0, "{n}");
+        assert_eq!(projected.session.title.as_deref(), Some("Continued"), "{n}");
+        assert_eq!(projected.last_active, 500.0, "{n}");
+        assert_eq!(projected.preview, format!("{}...", "x".repeat(60)), "{n}");
+        assert_eq!(all[0].preview, "Deploy the APP", "{n}");
+        // Structured content previews as nothing, as on SQLite (NUL first).
+        assert_eq!(all[2].preview, "", "{n}");
+        assert_eq!(all[1].lineage_root_id, None, "{n}");
+
+        let unprojected = list(RichListOptions {
+            project_compression_tips: false,
+            ..RichListOptions::default()
+        });
+        assert_eq!(unprojected[3].session.id, "root", "{n}");
+        assert_eq!(unprojected[3].preview, "first line of the root", "{n}");
+        assert_eq!(
+            listed(&list(RichListOptions {
+                include_children: true,
+                ..RichListOptions::default()
+            })),
+            [
+                "work_1", "plain", "delegate", "branch", "main", "cont", "root"
+            ],
+            "{n}"
+        );
+        // By the newest activity of the forward chain: `root` has `cont`'s.
+        assert_eq!(
+            listed(&list(RichListOptions {
+                order_by_last_active: true,
+                ..RichListOptions::default()
+            })),
+            ["cont", "work_1", "branch", "main"],
+            "{n}"
+        );
+        assert_eq!(
+            listed(&list(RichListOptions {
+                limit: 2,
+                offset: 1,
+                ..RichListOptions::default()
+            })),
+            ["branch", "main"],
+            "{n}"
+        );
+
+        // Filters.
+        let by = |options: RichListOptions| listed(&list(options)).join(",");
+        assert_eq!(
+            by(RichListOptions {
+                source: Some("telegram".into()),
+                ..RichListOptions::default()
+            }),
+            "main",
+            "{n}"
+        );
+        assert_eq!(
+            by(RichListOptions {
+                exclude_sources: vec!["telegram".into(), "x".into()],
+                ..RichListOptions::default()
+            }),
+            "work_1,branch,cont",
+            "{n}"
+        );
+        assert_eq!(
+            by(RichListOptions {
+                cwd_prefix: Some("/work/".into()),
+                ..RichListOptions::default()
+            }),
+            "work_1",
+            "{n}"
+        );
+        assert_eq!(
+            by(RichListOptions {
+                min_message_count: 1,
+                ..RichListOptions::default()
+            }),
+            "work_1,main,cont",
+            "{n}"
+        );
+        assert_eq!(
+            by(RichListOptions {
+                id_query: Some("K_1".into()),
+                ..RichListOptions::default()
+            }),
+            "work_1",
+            "{n}"
+        );
+        // `_` is literal: `work_1` has one, nothing else matches `n_`.
+        assert_eq!(
+            by(RichListOptions {
+                id_query: Some("n_".into()),
+                ..RichListOptions::default()
+            }),
+            "",
+            "{n}"
+        );
+        // Id, title or a user message, ASCII case folded; never inside
+        // structured content.
+        for (query, expected) in [
+            ("deploy", "work_1"),
+            ("CONTINUED", ""),
+            ("ROOT", "cont"),
+            ("image", ""),
+        ] {
+            assert_eq!(
+                by(RichListOptions {
+                    search_query: Some(query.into()),
+                    ..RichListOptions::default()
+                }),
+                expected,
+                "{n}: {query}"
+            );
+        }
+        s.set_session_archived("work_1", true).unwrap();
+        assert_eq!(listed(&list(RichListOptions::default())).len(), 3, "{n}");
+        assert_eq!(
+            by(RichListOptions {
+                archived_only: true,
+                ..RichListOptions::default()
+            }),
+            "work_1",
+            "{n}"
+        );
+        assert_eq!(
+            listed(&list(RichListOptions {
+                include_archived: true,
+                ..RichListOptions::default()
+            }))
+            .len(),
+            4,
+            "{n}"
+        );
+
+        // Compact rows leave the system prompt out.
+        s.update_system_prompt("main", "secret prompt").unwrap();
+        let full = list(RichListOptions::default());
+        let compact = list(RichListOptions {
+            compact_rows: true,
+            ..RichListOptions::default()
+        });
+        assert_eq!(
+            full[1].session.system_prompt.as_deref(),
+            Some("secret prompt"),
+            "{n}"
+        );
+        assert_eq!(compact[1].session.system_prompt, None, "{n}");
+        let json = serde_json::to_value(&compact[1]).unwrap();
+        assert!(json.get("system_prompt").is_none(), "{n}");
     }
 }
