@@ -17,6 +17,7 @@ mod content;
 mod coordination;
 pub mod copy;
 mod error;
+mod handoff;
 mod lineage;
 mod listing;
 mod lookups;

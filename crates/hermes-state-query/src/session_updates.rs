@@ -35,6 +35,18 @@ pub struct CompressionCooldown {
     pub error: Option<String>,
 }
 
+/// The longest handoff error stored, in characters.
+pub const HANDOFF_ERROR_MAX_CHARS: usize = 500;
+
+/// The part of a handoff error that is stored: its first
+/// [`HANDOFF_ERROR_MAX_CHARS`] characters. Shared by every backend.
+pub fn handoff_error_text(error: &str) -> &str {
+    match error.char_indices().nth(HANDOFF_ERROR_MAX_CHARS) {
+        Some((end, _)) => &error[..end],
+        None => error,
+    }
+}
+
 /// The handoff columns of a session (`{"state", "platform", "error"}` in the
 /// original).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

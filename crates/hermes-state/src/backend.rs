@@ -17,7 +17,7 @@ use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, Rewin
 use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::rich_listing::{RichListOptions, RichSession};
 use hermes_state_query::search::{SearchHit, SearchOptions};
-use hermes_state_query::session_updates::CompressionCooldown;
+use hermes_state_query::session_updates::{CompressionCooldown, HandoffState};
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{
     AuxiliaryUsage, ConversationMessage, Message, NewMessage, NewSession, Session, TokenUpdate,
@@ -235,6 +235,18 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn archive_sessions(&self, options: &PruneOptions) -> Result<usize>;
     /// `api.md` §11.6.
     fn count_empty_sessions(&self) -> Result<i64>;
+    /// `api.md` §2.5: settled → `pending`.
+    fn request_handoff(&self, session_id: &str, platform: &str) -> Result<bool>;
+    /// `api.md` §2.5: `pending` → `running`.
+    fn claim_handoff(&self, session_id: &str) -> Result<bool>;
+    /// `api.md` §2.5.
+    fn complete_handoff(&self, session_id: &str) -> Result<()>;
+    /// `api.md` §2.5.
+    fn fail_handoff(&self, session_id: &str, error: &str) -> Result<()>;
+    /// `api.md` §2.5.
+    fn get_handoff_state(&self, session_id: &str) -> Result<Option<HandoffState>>;
+    /// `api.md` §2.5.
+    fn list_pending_handoffs(&self) -> Result<Vec<Session>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -516,6 +528,24 @@ macro_rules! forward_store {
         }
         fn count_empty_sessions(&self) -> Result<i64> {
             Self::count_empty_sessions(self).map_err($err)
+        }
+        fn request_handoff(&self, session_id: &str, platform: &str) -> Result<bool> {
+            Self::request_handoff(self, session_id, platform).map_err($err)
+        }
+        fn claim_handoff(&self, session_id: &str) -> Result<bool> {
+            Self::claim_handoff(self, session_id).map_err($err)
+        }
+        fn complete_handoff(&self, session_id: &str) -> Result<()> {
+            Self::complete_handoff(self, session_id).map_err($err)
+        }
+        fn fail_handoff(&self, session_id: &str, error: &str) -> Result<()> {
+            Self::fail_handoff(self, session_id, error).map_err($err)
+        }
+        fn get_handoff_state(&self, session_id: &str) -> Result<Option<HandoffState>> {
+            Self::get_handoff_state(self, session_id).map_err($err)
+        }
+        fn list_pending_handoffs(&self) -> Result<Vec<Session>> {
+            Self::list_pending_handoffs(self).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name
