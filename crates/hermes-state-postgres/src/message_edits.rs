@@ -130,9 +130,9 @@ impl PgStore {
         })
     }
 
-    /// Undoes rewinds (`api.md` §4.5): the session's rewound rows with `id
-    /// >= since_id` become live again; returns how many. Rows archived by
-    /// compaction stay archived; counters are unchanged.
+    /// Undoes rewinds (`api.md` §4.5): the session's rewound rows with
+    /// `id >= since_id` become live again; returns how many. Rows archived
+    /// by compaction stay archived; counters are unchanged.
     pub fn restore_rewound(&self, session_id: &str, since_id: i64) -> Result<usize> {
         self.write("restoring rewound messages", |tx| {
             let restored = tx
