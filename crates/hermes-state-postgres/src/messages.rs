@@ -17,10 +17,10 @@ RETURNING id";
 const COUNT_MESSAGE: &str = "UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + $2 WHERE id = $1";
 
 /// A message's columns as stored, computed before the transaction.
-struct Encoded {
+pub(crate) struct Encoded {
     content: Option<String>,
     tool_calls: Option<String>,
-    tool_call_count: i64,
+    pub(crate) tool_call_count: i64,
     reasoning_details: Option<String>,
     codex_reasoning_items: Option<String>,
     codex_message_items: Option<String>,
@@ -29,7 +29,7 @@ struct Encoded {
 }
 
 impl Encoded {
-    fn new(message: &NewMessage, now: f64) -> Result<Encoded> {
+    pub(crate) fn new(message: &NewMessage, now: f64) -> Result<Encoded> {
         let StoredToolCalls {
             text: tool_calls,
             count: tool_call_count,
@@ -113,6 +113,19 @@ impl PgStore {
 }
 
 fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result<i64> {
+    let id = insert_row(tx, message, e)?;
+    tx.execute(COUNT_MESSAGE, &[&message.session_id, &e.tool_call_count])
+        .context("counting the message")?;
+    Ok(id)
+}
+
+/// Inserts one live message row without counting it in its session.
+/// Errors: [`crate::PgError::SessionNotFound`] for an unknown session.
+pub(crate) fn insert_row(
+    tx: &mut Transaction<'_>,
+    message: &NewMessage,
+    e: &Encoded,
+) -> Result<i64> {
     let observed = i64::from(message.observed);
     let row = tx
         .query_one(
@@ -143,7 +156,5 @@ fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result
         .map_err(|error| {
             foreign_key_to_not_found(error, &message.session_id, "appending a message")
         })?;
-    tx.execute(COUNT_MESSAGE, &[&message.session_id, &e.tool_call_count])
-        .context("counting the message")?;
     Ok(row.get(0))
 }

@@ -3,19 +3,28 @@
 //! parameters only. SQLite's `LIKE` folds ASCII case only; here both sides
 //! are folded with `translate` over `A`–`Z`, which is exactly that.
 
+use hermes_state_query::lookups::SessionActivity;
 use hermes_state_query::prune::{PruneFilters, PruneOptions, PruneReport, remove_transcripts};
 use hermes_state_query::titles::escape_like;
 use postgres::types::ToSql;
 
 use crate::PgStore;
 use crate::error::{Context, PgError, Result};
+use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
+use crate::rows::{SESSION_COLUMNS, select_list};
 
 const UPPER: &str = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
 const LOWER: &str = "'abcdefghijklmnopqrstuvwxyz'";
 
+/// `expr` with ASCII `A`–`Z` folded to lower case: both sides of a `LIKE`
+/// folded so compare as SQLite's `LIKE` does.
+pub(crate) fn fold_ascii(expr: &str) -> String {
+    format!("translate({expr}, {UPPER}, {LOWER})")
+}
+
 /// `WHERE` conditions over `sessions s` and their parameters (`$1`, `$2`, …).
 #[derive(Default)]
-struct Conditions {
+pub(crate) struct Conditions {
     clauses: Vec<String>,
     params: Vec<Box<dyn ToSql + Sync>>,
 }
@@ -23,7 +32,7 @@ struct Conditions {
 impl Conditions {
     /// A condition whose `{}` placeholders take `values`, in order, as the
     /// next parameters.
-    fn push(&mut self, template: &str, values: Vec<Box<dyn ToSql + Sync>>) {
+    pub(crate) fn push(&mut self, template: &str, values: Vec<Box<dyn ToSql + Sync>>) {
         let mut parts = template.split("{}");
         let mut clause = parts.next().unwrap_or_default().to_owned();
         for (part, value) in parts.zip(values) {
@@ -35,7 +44,7 @@ impl Conditions {
 
     /// `column` contains `value` (SQLite's `LIKE '%value%'`: wildcards
     /// literal, ASCII case folded).
-    fn push_contains(&mut self, column: &str, value: &str) {
+    pub(crate) fn push_contains(&mut self, column: &str, value: &str) {
         self.push(
             &format!(
                 "translate({column}, {UPPER}, {LOWER}) LIKE translate({{}}, {UPPER}, {LOWER}) ESCAPE '\\'"
@@ -44,7 +53,28 @@ impl Conditions {
         );
     }
 
-    fn where_clause(&self) -> String {
+    /// `s.cwd` is the folder or lies below it (`api.md` §10.3, §11.3):
+    /// trailing `/` and `\` stripped, `%`, `_` and `\` of the folder
+    /// literal, ASCII case folded as SQLite's `LIKE` folds it.
+    pub(crate) fn push_cwd_prefix(&mut self, prefix: &str) {
+        let folder = prefix.trim_end_matches(['/', '\\']).to_owned();
+        let escaped = escape_like(&folder);
+        let fold = |e: &str| format!("translate({e}, {UPPER}, {LOWER})");
+        self.push(
+            &format!(
+                "(s.cwd = {{}} OR {cwd} LIKE {p} ESCAPE '\\' OR {cwd} LIKE {p} ESCAPE '\\')",
+                cwd = fold("s.cwd"),
+                p = fold("{}"),
+            ),
+            vec![
+                Box::new(folder),
+                Box::new(format!("{escaped}/%")),
+                Box::new(format!("{escaped}\\\\%")),
+            ],
+        );
+    }
+
+    pub(crate) fn where_clause(&self) -> String {
         if self.clauses.is_empty() {
             String::new()
         } else {
@@ -52,7 +82,7 @@ impl Conditions {
         }
     }
 
-    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+    pub(crate) fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         self.params.iter().map(|p| p.as_ref()).collect()
     }
 }
@@ -83,21 +113,7 @@ fn candidates(options: &PruneOptions, now: f64) -> Conditions {
         c.push("s.end_reason = {}", vec![Box::new(reason)]);
     }
     if let Some(prefix) = nonempty(&f.cwd_prefix) {
-        let folder = prefix.trim_end_matches(['/', '\\']).to_owned();
-        let escaped = escape_like(&folder);
-        let fold = |e: &str| format!("translate({e}, {UPPER}, {LOWER})");
-        c.push(
-            &format!(
-                "(s.cwd = {{}} OR {cwd} LIKE {p} ESCAPE '\\' OR {cwd} LIKE {p} ESCAPE '\\')",
-                cwd = fold("s.cwd"),
-                p = fold("{}"),
-            ),
-            vec![
-                Box::new(folder),
-                Box::new(format!("{escaped}/%")),
-                Box::new(format!("{escaped}\\\\%")),
-            ],
-        );
+        c.push_cwd_prefix(&prefix);
     }
     let tokens = "(COALESCE(s.input_tokens, 0) + COALESCE(s.output_tokens, 0))";
     let integer_bounds = [
@@ -143,7 +159,86 @@ fn candidates(options: &PruneOptions, now: f64) -> Conditions {
     c
 }
 
+/// The candidates' conditions, once the options are checked.
+fn checked_candidates(options: &PruneOptions, now: f64) -> Result<Conditions> {
+    if let Some((name, value)) = options.non_finite() {
+        return Err(PgError::InvalidInput(format!(
+            "{name} must be finite, got {value}"
+        )));
+    }
+    Ok(candidates(options, now))
+}
+
 impl PgStore {
+    /// `api.md` §10.4, §11.3: the sessions [`PgStore::prune_sessions`]
+    /// would remove with these options, oldest start first, with
+    /// `last_active`. `dry_run` and `sessions_dir` play no part.
+    ///
+    /// Errors: a non-finite age, time or cost bound is
+    /// [`PgError::InvalidInput`].
+    pub fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>> {
+        let conditions = checked_candidates(options, self.now())?;
+        let sql = format!(
+            "SELECT {columns}, {LAST_ACTIVE} AS last_active FROM sessions s{where_clause} \
+             ORDER BY s.started_at, s.id",
+            columns = select_list("s", &SESSION_COLUMNS),
+            where_clause = conditions.where_clause(),
+        );
+        self.read(|tx| {
+            Ok(tx
+                .query(&sql, &conditions.params())
+                .context("listing prune candidates")?
+                .iter()
+                .map(activity_from_row)
+                .collect())
+        })
+    }
+
+    /// `api.md` §10.4: archives (`archived = 1`) the sessions
+    /// [`PgStore::prune_sessions`] would remove with these options, in one
+    /// write transaction; returns how many were not archived before. With
+    /// `dry_run`, returns that number and writes nothing.
+    ///
+    /// Errors: as [`PgStore::list_prune_candidates`].
+    pub fn archive_sessions(&self, options: &PruneOptions) -> Result<usize> {
+        let conditions = checked_candidates(options, self.now())?;
+        let unarchived = format!(
+            "SELECT s.id FROM sessions s{} ORDER BY s.started_at, s.id",
+            conditions.where_clause()
+        );
+        let find = |tx: &mut postgres::Transaction<'_>| -> Result<Vec<String>> {
+            Ok(tx
+                .query(&unarchived, &conditions.params())
+                .context("finding sessions to archive")?
+                .iter()
+                .map(|row| row.get(0))
+                .collect())
+        };
+        if options.dry_run {
+            let sql = format!(
+                "SELECT COUNT(*) FROM sessions s{} AND s.archived = 0",
+                conditions.where_clause()
+            );
+            let count: i64 = self.read(|tx| {
+                Ok(tx
+                    .query_one(&sql, &conditions.params())
+                    .context("counting sessions to archive")?
+                    .get(0))
+            })?;
+            return Ok(usize::try_from(count).unwrap_or(usize::MAX));
+        }
+        self.write("archiving sessions", |tx| {
+            let ids = find(tx)?;
+            let changed = tx
+                .execute(
+                    "UPDATE sessions SET archived = 1 WHERE id = ANY($1) AND archived = 0",
+                    &[&ids],
+                )
+                .context("archiving sessions")?;
+            Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+        })
+    }
+
     /// Removes old ended sessions with their messages (`api.md` §11.3), as
     /// the SQLite backend: in one write transaction the sessions whose
     /// parent is pruned are orphaned, then the candidates' messages and
@@ -154,12 +249,7 @@ impl PgStore {
     /// Errors: a non-finite `older_than_days` or float filter is
     /// [`PgError::InvalidInput`].
     pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
-        if let Some((name, value)) = options.non_finite() {
-            return Err(PgError::InvalidInput(format!(
-                "{name} must be finite, got {value}"
-            )));
-        }
-        let conditions = candidates(options, self.now());
+        let conditions = checked_candidates(options, self.now())?;
         let select = format!(
             "SELECT s.id FROM sessions s{} ORDER BY s.started_at, s.id",
             conditions.where_clause()

@@ -35,6 +35,17 @@ pub(crate) fn marker(alias: &str, key: &str) -> String {
     )
 }
 
+/// Whether a `model_config` text carries the `key` marker (`_branched_from`,
+/// `_delegate_from`): what [`marker`]'s SQL reads as non-NULL, for a backend
+/// without SQLite's JSON functions. Text that is not valid JSON, a value
+/// that is not an object, a missing key and a JSON `null` carry none.
+pub fn has_marker(model_config: Option<&str>, key: &str) -> bool {
+    model_config
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
+        .and_then(|value| value.get(key).map(|v| !v.is_null()))
+        .unwrap_or(false)
+}
+
 /// `COALESCE(newest message timestamp, started_at)` of the session aliased `alias`.
 pub(crate) fn last_active(alias: &str) -> String {
     format!(

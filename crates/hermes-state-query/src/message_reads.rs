@@ -3,7 +3,7 @@
 //! Every one of them sees inactive rows (rewound or compacted) unless it says
 //! otherwise.
 
-use hermes_state_types::{Content, Message};
+use hermes_state_types::{Content, Message, NewMessage};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 use serde_json::Value;
@@ -21,6 +21,17 @@ pub struct MessagesAround {
     pub messages_before: usize,
     /// How many of `window` come after the anchor.
     pub messages_after: usize,
+}
+
+/// What a rewind to a `user` message did (`api.md` §4.5), on every backend.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RewindResult {
+    /// How many live rows were rewound (the target and every later live row).
+    pub rewound_count: usize,
+    /// The target row as it was before the rewind, decoded as by `get_messages`.
+    pub target_message: Message,
+    /// The newest live message left, if any.
+    pub new_head_id: Option<i64>,
 }
 
 /// One entry of [`list_recent_user_messages`].
@@ -227,4 +238,44 @@ fn exists(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> Result
         .map(|found| found.is_some())
         .context("probing messages")
         .map_err(Into::into)
+}
+
+/// The rows a transcript replacement or a compaction inserts into
+/// `session_id` (`api.md` §4.5), shared by every backend: each message
+/// belongs to `session_id` (an empty `session_id` is filled in, another one
+/// is refused with the returned text), the reasoning fields are kept for
+/// `assistant` rows only, and timestamps are strictly increasing: a message
+/// without one gets a running default that starts at `now` and becomes
+/// `max(default, row timestamp) + 1e-6` after each row. Every returned
+/// message has its final `timestamp`.
+pub fn replacement_messages(
+    session_id: &str,
+    messages: &[NewMessage],
+    now: f64,
+) -> Result<Vec<NewMessage>, String> {
+    let mut running = now;
+    messages
+        .iter()
+        .map(|message| {
+            if !message.session_id.is_empty() && message.session_id != session_id {
+                return Err(format!(
+                    "a message of session {:?} cannot replace messages of session {session_id:?}",
+                    message.session_id
+                ));
+            }
+            let mut message = message.clone();
+            message.session_id = session_id.to_owned();
+            if message.role != "assistant" {
+                message.reasoning = None;
+                message.reasoning_content = None;
+                message.reasoning_details = None;
+                message.codex_reasoning_items = None;
+                message.codex_message_items = None;
+            }
+            let timestamp = message.timestamp.unwrap_or(running);
+            running = running.max(timestamp) + 1e-6;
+            message.timestamp = Some(timestamp);
+            Ok(message)
+        })
+        .collect()
 }

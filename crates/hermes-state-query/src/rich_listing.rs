@@ -150,8 +150,8 @@ impl Serialize for RichSession {
 /// The preview of a first user message (`api.md` §10.3): the first 63
 /// characters with LF and CR as spaces (from SQL), trimmed, cut to 60
 /// characters + `...` when longer; cut at an embedded NUL as SQLite's string
-/// functions are.
-fn preview(raw: &str) -> String {
+/// functions are. Shared by every backend.
+pub fn preview(raw: &str) -> String {
     let raw = raw.split('\0').next().unwrap_or_default();
     let trimmed = raw.trim();
     if trimmed.chars().count() > 60 {

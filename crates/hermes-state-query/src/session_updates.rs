@@ -35,6 +35,18 @@ pub struct CompressionCooldown {
     pub error: Option<String>,
 }
 
+/// The longest handoff error stored, in characters.
+pub const HANDOFF_ERROR_MAX_CHARS: usize = 500;
+
+/// The part of a handoff error that is stored: its first
+/// [`HANDOFF_ERROR_MAX_CHARS`] characters. Shared by every backend.
+pub fn handoff_error_text(error: &str) -> &str {
+    match error.char_indices().nth(HANDOFF_ERROR_MAX_CHARS) {
+        Some((end, _)) => &error[..end],
+        None => error,
+    }
+}
+
 /// The handoff columns of a session (`{"state", "platform", "error"}` in the
 /// original).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -65,14 +77,25 @@ pub fn compression_failure_cooldown(
         })
         .optional()
         .context("reading a compression cooldown")?;
-    Ok(match row {
-        Some((Some(until), error)) if until > now => Some(CompressionCooldown {
+    Ok(row.and_then(|(until, error)| active_cooldown(until, error, now)))
+}
+
+/// The cooldown a session's stored `compression_failure_cooldown_until` and
+/// `compression_failure_error` describe at `now`: `None` when unset or
+/// expired (`cooldown_until <= now`). Shared by every backend.
+pub fn active_cooldown(
+    cooldown_until: Option<f64>,
+    error: Option<String>,
+    now: f64,
+) -> Option<CompressionCooldown> {
+    match cooldown_until {
+        Some(until) if until > now => Some(CompressionCooldown {
             cooldown_until: until,
             remaining_seconds: until - now,
             error,
         }),
         _ => None,
-    })
+    }
 }
 
 /// The session's compression fallback streak; 0 for a missing session (or

@@ -12,8 +12,12 @@ use std::path::PathBuf;
 use hermes_state_query::MessagePage;
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
+use hermes_state_query::lookups::SessionActivity;
+use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, RewindResult};
 use hermes_state_query::prune::{PruneOptions, PruneReport};
+use hermes_state_query::rich_listing::{RichListOptions, RichSession};
 use hermes_state_query::search::{SearchHit, SearchOptions};
+use hermes_state_query::session_updates::{CompressionCooldown, HandoffState};
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{
     AuxiliaryUsage, ConversationMessage, Message, NewMessage, NewSession, Session, TokenUpdate,
@@ -122,6 +126,127 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn get_compression_lock_holder(&self, session_id: &str) -> Result<Option<String>>;
     /// `api.md` §11.3.
     fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport>;
+    /// `api.md` §2.5.
+    fn update_system_prompt(&self, session_id: &str, system_prompt: &str) -> Result<()>;
+    /// `api.md` §2.5.
+    fn update_session_model(&self, session_id: &str, model: Option<&str>) -> Result<()>;
+    /// `api.md` §2.5.
+    fn update_session_meta(
+        &self,
+        session_id: &str,
+        model_config_json: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<()>;
+    /// `api.md` §2.5.
+    fn update_session_billing_route(
+        &self,
+        session_id: &str,
+        provider: Option<&str>,
+        base_url: Option<&str>,
+        billing_mode: Option<&str>,
+    ) -> Result<()>;
+    /// `api.md` §2.5.
+    fn update_session_cwd(
+        &self,
+        session_id: &str,
+        cwd: &str,
+        git_branch: Option<&str>,
+        git_repo_root: Option<&str>,
+    ) -> Result<()>;
+    /// `api.md` §2.5: the whole compression lineage.
+    fn set_session_archived(&self, session_id: &str, archived: bool) -> Result<bool>;
+    /// `api.md` §2.5: the whole compression lineage.
+    fn set_session_pinned(&self, session_id: &str, pinned: bool) -> Result<bool>;
+    /// `api.md` §2.5.
+    fn set_expiry_finalized(&self, session_id: &str, finalized: bool) -> Result<()>;
+    /// `api.md` §2.5.
+    fn record_compression_failure_cooldown(
+        &self,
+        session_id: &str,
+        cooldown_until: f64,
+        error: Option<&str>,
+    ) -> Result<()>;
+    /// `api.md` §2.5.
+    fn get_compression_failure_cooldown(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<CompressionCooldown>>;
+    /// `api.md` §2.5.
+    fn clear_compression_failure_cooldown(&self, session_id: &str) -> Result<()>;
+    /// `api.md` §2.5.
+    fn get_compression_fallback_streak(&self, session_id: &str) -> Result<i64>;
+    /// `api.md` §2.5.
+    fn set_compression_fallback_streak(&self, session_id: &str, streak: i64) -> Result<()>;
+    /// `api.md` §2.5.
+    fn get_compression_ineffective_count(&self, session_id: &str) -> Result<i64>;
+    /// `api.md` §2.5.
+    fn set_compression_ineffective_count(&self, session_id: &str, count: i64) -> Result<()>;
+    /// `api.md` §5.3.
+    fn get_messages_around(
+        &self,
+        session_id: &str,
+        message_id: i64,
+        window: u32,
+    ) -> Result<MessagesAround>;
+    /// `api.md` §5.3.
+    fn list_recent_user_messages(
+        &self,
+        session_id: &str,
+        limit: u32,
+        include_inactive: bool,
+    ) -> Result<Vec<RecentUserMessage>>;
+    /// `api.md` §5.3.
+    fn has_platform_message_id(&self, session_id: &str, platform_message_id: &str) -> Result<bool>;
+    /// `api.md` §6.2.
+    fn get_session_by_title(&self, title: &str) -> Result<Option<Session>>;
+    /// `api.md` §2.4.
+    fn resolve_session_id(&self, id_or_prefix: &str) -> Result<Option<String>>;
+    /// `api.md` §9.2.
+    fn resolve_resume_session_id(&self, session_id: &str) -> Result<String>;
+    /// `api.md` §9.2.
+    fn get_compression_tip(&self, session_id: &str) -> Result<String>;
+    /// `api.md` §9.2.
+    fn get_conversation_root(&self, session_id: &str) -> Result<String>;
+    /// `api.md` §4.5.
+    fn rewind_to_message(&self, session_id: &str, message_id: i64) -> Result<RewindResult>;
+    /// `api.md` §4.5.
+    fn restore_rewound(&self, session_id: &str, since_id: i64) -> Result<usize>;
+    /// `api.md` §4.5.
+    fn archive_and_compact(&self, session_id: &str, messages: &[NewMessage]) -> Result<usize>;
+    /// `api.md` §4.5.
+    fn replace_messages(
+        &self,
+        session_id: &str,
+        messages: &[NewMessage],
+        active_only: bool,
+    ) -> Result<()>;
+    /// `api.md` §10.3.
+    fn list_sessions_rich(&self, options: &RichListOptions) -> Result<Vec<RichSession>>;
+    /// `api.md` §10.1.
+    fn search_sessions(
+        &self,
+        source: Option<&str>,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<SessionActivity>>;
+    /// `api.md` §10.4, §11.3.
+    fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>>;
+    /// `api.md` §10.4.
+    fn archive_sessions(&self, options: &PruneOptions) -> Result<usize>;
+    /// `api.md` §11.6.
+    fn count_empty_sessions(&self) -> Result<i64>;
+    /// `api.md` §2.5: settled → `pending`.
+    fn request_handoff(&self, session_id: &str, platform: &str) -> Result<bool>;
+    /// `api.md` §2.5: `pending` → `running`.
+    fn claim_handoff(&self, session_id: &str) -> Result<bool>;
+    /// `api.md` §2.5.
+    fn complete_handoff(&self, session_id: &str) -> Result<()>;
+    /// `api.md` §2.5.
+    fn fail_handoff(&self, session_id: &str, error: &str) -> Result<()>;
+    /// `api.md` §2.5.
+    fn get_handoff_state(&self, session_id: &str) -> Result<Option<HandoffState>>;
+    /// `api.md` §2.5.
+    fn list_pending_handoffs(&self) -> Result<Vec<Session>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
 }
@@ -256,6 +381,171 @@ macro_rules! forward_store {
         }
         fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
             Self::prune_sessions(self, options).map_err($err)
+        }
+        fn update_system_prompt(&self, session_id: &str, system_prompt: &str) -> Result<()> {
+            Self::update_system_prompt(self, session_id, system_prompt).map_err($err)
+        }
+        fn update_session_model(&self, session_id: &str, model: Option<&str>) -> Result<()> {
+            Self::update_session_model(self, session_id, model).map_err($err)
+        }
+        fn update_session_meta(
+            &self,
+            session_id: &str,
+            model_config_json: Option<&str>,
+            model: Option<&str>,
+        ) -> Result<()> {
+            Self::update_session_meta(self, session_id, model_config_json, model).map_err($err)
+        }
+        fn update_session_billing_route(
+            &self,
+            session_id: &str,
+            provider: Option<&str>,
+            base_url: Option<&str>,
+            billing_mode: Option<&str>,
+        ) -> Result<()> {
+            Self::update_session_billing_route(self, session_id, provider, base_url, billing_mode)
+                .map_err($err)
+        }
+        fn update_session_cwd(
+            &self,
+            session_id: &str,
+            cwd: &str,
+            git_branch: Option<&str>,
+            git_repo_root: Option<&str>,
+        ) -> Result<()> {
+            Self::update_session_cwd(self, session_id, cwd, git_branch, git_repo_root).map_err($err)
+        }
+        fn set_session_archived(&self, session_id: &str, archived: bool) -> Result<bool> {
+            Self::set_session_archived(self, session_id, archived).map_err($err)
+        }
+        fn set_session_pinned(&self, session_id: &str, pinned: bool) -> Result<bool> {
+            Self::set_session_pinned(self, session_id, pinned).map_err($err)
+        }
+        fn set_expiry_finalized(&self, session_id: &str, finalized: bool) -> Result<()> {
+            Self::set_expiry_finalized(self, session_id, finalized).map_err($err)
+        }
+        fn record_compression_failure_cooldown(
+            &self,
+            session_id: &str,
+            cooldown_until: f64,
+            error: Option<&str>,
+        ) -> Result<()> {
+            Self::record_compression_failure_cooldown(self, session_id, cooldown_until, error)
+                .map_err($err)
+        }
+        fn get_compression_failure_cooldown(
+            &self,
+            session_id: &str,
+        ) -> Result<Option<CompressionCooldown>> {
+            Self::get_compression_failure_cooldown(self, session_id).map_err($err)
+        }
+        fn clear_compression_failure_cooldown(&self, session_id: &str) -> Result<()> {
+            Self::clear_compression_failure_cooldown(self, session_id).map_err($err)
+        }
+        fn get_compression_fallback_streak(&self, session_id: &str) -> Result<i64> {
+            Self::get_compression_fallback_streak(self, session_id).map_err($err)
+        }
+        fn set_compression_fallback_streak(&self, session_id: &str, streak: i64) -> Result<()> {
+            Self::set_compression_fallback_streak(self, session_id, streak).map_err($err)
+        }
+        fn get_compression_ineffective_count(&self, session_id: &str) -> Result<i64> {
+            Self::get_compression_ineffective_count(self, session_id).map_err($err)
+        }
+        fn set_compression_ineffective_count(&self, session_id: &str, count: i64) -> Result<()> {
+            Self::set_compression_ineffective_count(self, session_id, count).map_err($err)
+        }
+        fn get_messages_around(
+            &self,
+            session_id: &str,
+            message_id: i64,
+            window: u32,
+        ) -> Result<MessagesAround> {
+            Self::get_messages_around(self, session_id, message_id, window).map_err($err)
+        }
+        fn list_recent_user_messages(
+            &self,
+            session_id: &str,
+            limit: u32,
+            include_inactive: bool,
+        ) -> Result<Vec<RecentUserMessage>> {
+            Self::list_recent_user_messages(self, session_id, limit, include_inactive).map_err($err)
+        }
+        fn has_platform_message_id(
+            &self,
+            session_id: &str,
+            platform_message_id: &str,
+        ) -> Result<bool> {
+            Self::has_platform_message_id(self, session_id, platform_message_id).map_err($err)
+        }
+        fn get_session_by_title(&self, title: &str) -> Result<Option<Session>> {
+            Self::get_session_by_title(self, title).map_err($err)
+        }
+        fn resolve_session_id(&self, id_or_prefix: &str) -> Result<Option<String>> {
+            Self::resolve_session_id(self, id_or_prefix).map_err($err)
+        }
+        fn resolve_resume_session_id(&self, session_id: &str) -> Result<String> {
+            Self::resolve_resume_session_id(self, session_id).map_err($err)
+        }
+        fn get_compression_tip(&self, session_id: &str) -> Result<String> {
+            Self::get_compression_tip(self, session_id).map_err($err)
+        }
+        fn get_conversation_root(&self, session_id: &str) -> Result<String> {
+            Self::get_conversation_root(self, session_id).map_err($err)
+        }
+        fn rewind_to_message(&self, session_id: &str, message_id: i64) -> Result<RewindResult> {
+            Self::rewind_to_message(self, session_id, message_id).map_err($err)
+        }
+        fn restore_rewound(&self, session_id: &str, since_id: i64) -> Result<usize> {
+            Self::restore_rewound(self, session_id, since_id).map_err($err)
+        }
+        fn archive_and_compact(&self, session_id: &str, messages: &[NewMessage]) -> Result<usize> {
+            Self::archive_and_compact(self, session_id, messages).map_err($err)
+        }
+        fn replace_messages(
+            &self,
+            session_id: &str,
+            messages: &[NewMessage],
+            active_only: bool,
+        ) -> Result<()> {
+            Self::replace_messages(self, session_id, messages, active_only).map_err($err)
+        }
+        fn list_sessions_rich(&self, options: &RichListOptions) -> Result<Vec<RichSession>> {
+            Self::list_sessions_rich(self, options).map_err($err)
+        }
+        fn search_sessions(
+            &self,
+            source: Option<&str>,
+            limit: u32,
+            offset: u32,
+        ) -> Result<Vec<SessionActivity>> {
+            Self::search_sessions(self, source, limit, offset).map_err($err)
+        }
+        fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>> {
+            Self::list_prune_candidates(self, options).map_err($err)
+        }
+        fn archive_sessions(&self, options: &PruneOptions) -> Result<usize> {
+            Self::archive_sessions(self, options).map_err($err)
+        }
+        fn count_empty_sessions(&self) -> Result<i64> {
+            Self::count_empty_sessions(self).map_err($err)
+        }
+        fn request_handoff(&self, session_id: &str, platform: &str) -> Result<bool> {
+            Self::request_handoff(self, session_id, platform).map_err($err)
+        }
+        fn claim_handoff(&self, session_id: &str) -> Result<bool> {
+            Self::claim_handoff(self, session_id).map_err($err)
+        }
+        fn complete_handoff(&self, session_id: &str) -> Result<()> {
+            Self::complete_handoff(self, session_id).map_err($err)
+        }
+        fn fail_handoff(&self, session_id: &str, error: &str) -> Result<()> {
+            Self::fail_handoff(self, session_id, error).map_err($err)
+        }
+        fn get_handoff_state(&self, session_id: &str) -> Result<Option<HandoffState>> {
+            Self::get_handoff_state(self, session_id).map_err($err)
+        }
+        fn list_pending_handoffs(&self) -> Result<Vec<Session>> {
+            Self::list_pending_handoffs(self).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -19,7 +19,7 @@ use crate::db::SessionDb;
 use crate::error::{Result, WriteContext};
 
 /// The longest handoff error stored, in characters.
-pub const HANDOFF_ERROR_MAX_CHARS: usize = 500;
+pub use hermes_state_query::session_updates::HANDOFF_ERROR_MAX_CHARS;
 
 const REQUEST: &str =
     "UPDATE sessions SET handoff_state = 'pending', handoff_platform = ?1, handoff_error = NULL
@@ -65,10 +65,7 @@ impl SessionDb {
     /// Marks the session's handoff `failed` with the first 500 characters of
     /// `error` (`api.md` §2.5), whatever its state was.
     pub fn fail_handoff(&self, session_id: &str, error: &str) -> Result<()> {
-        let error = match error.char_indices().nth(HANDOFF_ERROR_MAX_CHARS) {
-            Some((end, _)) => &error[..end],
-            None => error,
-        };
+        let error = query::handoff_error_text(error);
         self.update_one("failing a handoff", FAIL, [error, session_id])
     }
 

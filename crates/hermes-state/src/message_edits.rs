@@ -13,9 +13,8 @@
 
 use hermes_state_query::message_reads::{self, MessagesAround, RecentUserMessage};
 use hermes_state_types::stored;
-use hermes_state_types::{Content, Message, NewMessage};
+use hermes_state_types::{Content, NewMessage};
 use rusqlite::{Connection, OptionalExtension, params};
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::db::SessionDb;
@@ -37,16 +36,9 @@ const LATEST_MATCHING: &str = "SELECT id FROM messages WHERE session_id = ?1 AND
 const SET_DISPLAY_KIND: &str =
     "UPDATE messages SET display_kind = ?2, display_metadata = ?3 WHERE id = ?1";
 
-/// What [`SessionDb::rewind_to_message`] did (`api.md` §4.5).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RewindResult {
-    /// How many live rows were rewound (the target and every later live row).
-    pub rewound_count: usize,
-    /// The target row as it was before the rewind, decoded as by `get_messages`.
-    pub target_message: Message,
-    /// The newest live message left, if any.
-    pub new_head_id: Option<i64>,
-}
+/// What [`SessionDb::rewind_to_message`] did (`api.md` §4.5); the type
+/// lives in the query crate so that every backend returns it.
+pub use hermes_state_query::message_reads::RewindResult;
 
 impl SessionDb {
     /// Replaces the messages of a session in one transaction (`api.md` §4.5):
@@ -288,35 +280,16 @@ impl SessionDb {
         session_id: &str,
         messages: &[NewMessage],
     ) -> Result<Vec<ReplacementRow>> {
-        let mut running = self.now();
-        messages
-            .iter()
-            .map(|message| {
-                if !message.session_id.is_empty() && message.session_id != session_id {
-                    return Err(Error::InvalidInput(format!(
-                        "a message of session {:?} cannot replace messages of session {session_id:?}",
-                        message.session_id
-                    )));
-                }
-                let mut message = message.clone();
-                message.session_id = session_id.to_owned();
-                if message.role != "assistant" {
-                    message.reasoning = None;
-                    message.reasoning_content = None;
-                    message.reasoning_details = None;
-                    message.codex_reasoning_items = None;
-                    message.codex_message_items = None;
-                }
-                let timestamp = message.timestamp.unwrap_or(running);
-                running = running.max(timestamp) + 1e-6;
-                let encoded = EncodedMessage::new(&message);
-                Ok(ReplacementRow {
-                    message,
-                    encoded,
-                    timestamp,
-                })
+        let messages = message_reads::replacement_messages(session_id, messages, self.now())
+            .map_err(Error::InvalidInput)?;
+        Ok(messages
+            .into_iter()
+            .map(|message| ReplacementRow {
+                timestamp: message.timestamp.unwrap_or_default(),
+                encoded: EncodedMessage::new(&message),
+                message,
             })
-            .collect()
+            .collect())
     }
 }
 

@@ -11,12 +11,17 @@
 mod accounting;
 mod backends;
 mod coordination;
+mod handoff;
 mod lineage;
+mod lookups;
+mod message_edits;
 mod message_reads;
 mod moving;
 mod prune;
 mod read_only;
+mod rich_listing;
 mod search;
+mod session_updates;
 mod sessions;
 mod stats;
 

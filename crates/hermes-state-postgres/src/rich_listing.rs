@@ -1,0 +1,345 @@
+//! Listing sessions for pickers, dashboards and cleanups (`api.md` §10.1,
+//! §10.3, §11.6), the SQLite backend's queries spelled for PostgreSQL. The
+//! prune-filter listings (`list_prune_candidates`, `archive_sessions`) live
+//! with the prune selection in `prune`.
+//!
+//! The picker listing's branch and delegate markers live in `model_config`
+//! JSON text that may not be valid JSON, which PostgreSQL 15 cannot test
+//! leniently in SQL. So the filters SQL can apply select lean rows (id,
+//! start, marker text, parent facts) of every match; the query crate's
+//! `has_marker` filters them, the chain activity orders them and the page is
+//! cut in Rust; only the page's full rows are then read. The cost grows
+//! with the number of matching sessions, not with the page.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+use hermes_state_query::lookups::{SessionActivity, has_marker};
+use hermes_state_query::rich_listing::{RichListOptions, RichSession, preview};
+use postgres::{Row, Transaction};
+
+use crate::PgStore;
+use crate::error::{Context, Result};
+use crate::lookups::compression_tip;
+use crate::prune::{Conditions, fold_ascii};
+use crate::rows::{SESSION_COLUMNS, select_list, session_from_row};
+
+/// The raw first-user-message text of `sessions s`, as SQLite's `SUBSTR(…,
+/// 1, 63)` with LF and CR as spaces; `preview` finishes it.
+const PREVIEW_SQL: &str =
+    "COALESCE((SELECT replace(replace(substr(m.content, 1, 63), chr(10), ' '), chr(13), ' ')
+    FROM messages m
+    WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
+    ORDER BY m.timestamp, m.id LIMIT 1), '')";
+
+/// The preview of a stored content prefix as SQLite sees the same value:
+/// structured content starts with a NUL there (nothing before it), bytes
+/// are a blob (no text), numbers their decimal text.
+fn pg_preview(raw: &str) -> String {
+    if let Some(rest) = raw.strip_prefix('\u{1}') {
+        for number in ["int:", "real:"] {
+            if let Some(digits) = rest.strip_prefix(number) {
+                return preview(digits);
+            }
+        }
+        if rest.starts_with("json:") || rest.starts_with("bytes:") {
+            return String::new();
+        }
+    }
+    preview(raw)
+}
+
+/// One session the picker may list, before the page is cut.
+struct Candidate {
+    id: String,
+    started_at: f64,
+    model_config: Option<String>,
+    has_parent: bool,
+    after_branch: bool,
+    last_active: f64,
+}
+
+/// `COALESCE(newest message timestamp, started_at)` of `sessions s`.
+pub(crate) const LAST_ACTIVE: &str =
+    "COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = s.id), s.started_at)";
+
+/// A row selected as `SESSION_COLUMNS…, last_active`.
+pub(crate) fn activity_from_row(row: &Row) -> SessionActivity {
+    SessionActivity {
+        session: session_from_row(row),
+        last_active: row.get::<_, Option<f64>>("last_active").unwrap_or_default(),
+    }
+}
+
+impl PgStore {
+    /// `api.md` §10.1: every session (children and archived included) with
+    /// `last_active`, most recently active first; of `source` when given
+    /// and non-empty.
+    pub fn search_sessions(
+        &self,
+        source: Option<&str>,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<SessionActivity>> {
+        let source = source.filter(|s| !s.is_empty());
+        let sql = format!(
+            "SELECT {columns}, {LAST_ACTIVE} AS last_active FROM sessions s
+             WHERE ($1::text IS NULL OR s.source = $1)
+             ORDER BY last_active DESC NULLS LAST, s.started_at DESC, s.id DESC
+             LIMIT $2 OFFSET $3",
+            columns = select_list("s", &SESSION_COLUMNS),
+        );
+        self.read(|tx| {
+            Ok(tx
+                .query(&sql, &[&source, &i64::from(limit), &i64::from(offset)])
+                .context("searching sessions")?
+                .iter()
+                .map(activity_from_row)
+                .collect())
+        })
+    }
+
+    /// `api.md` §11.6: the number of empty sessions (`message_count = 0`,
+    /// ended, not archived).
+    pub fn count_empty_sessions(&self) -> Result<i64> {
+        self.read(|tx| {
+            Ok(tx
+                .query_one(
+                    "SELECT COUNT(*) FROM sessions s \
+                     WHERE s.message_count = 0 AND s.ended_at IS NOT NULL AND s.archived = 0",
+                    &[],
+                )
+                .context("counting empty sessions")?
+                .get(0))
+        })
+    }
+}
+
+impl PgStore {
+    /// `api.md` §10.3: sessions for a picker with `last_active` and a
+    /// one-line preview, filtered, ordered and projected onto their
+    /// compression tips as [`RichListOptions`] says (the SQLite backend's
+    /// rules; see the module documentation for how the page is cut).
+    pub fn list_sessions_rich(&self, options: &RichListOptions) -> Result<Vec<RichSession>> {
+        let conditions = rich_conditions(options);
+        let lean = format!(
+            "SELECT s.id, s.started_at, s.model_config, s.parent_session_id IS NOT NULL,
+                    EXISTS (SELECT 1 FROM sessions ps WHERE ps.id = s.parent_session_id
+                            AND ps.end_reason = 'branched' AND s.started_at >= ps.ended_at),
+                    {LAST_ACTIVE}
+             FROM sessions s{} ORDER BY s.started_at DESC, s.id DESC",
+            conditions.where_clause()
+        );
+        self.read(|tx| {
+            let mut candidates: Vec<Candidate> = tx
+                .query(&lean, &conditions.params())
+                .context("listing sessions")?
+                .iter()
+                .map(|row| Candidate {
+                    id: row.get(0),
+                    started_at: row.get(1),
+                    model_config: row.get(2),
+                    has_parent: row.get(3),
+                    after_branch: row.get(4),
+                    last_active: row.get::<_, Option<f64>>(5).unwrap_or_default(),
+                })
+                .collect();
+            if !options.include_children {
+                candidates.retain(|c| {
+                    let config = c.model_config.as_deref();
+                    (!c.has_parent || has_marker(config, "_branched_from") || c.after_branch)
+                        && !has_marker(config, "_delegate_from")
+                });
+            }
+            if options.order_by_last_active {
+                let activity = chain_activity(tx, &candidates)?;
+                candidates.sort_by(|a, b| {
+                    let (ka, kb) = (activity[&a.id], activity[&b.id]);
+                    kb.partial_cmp(&ka)
+                        .unwrap_or(Ordering::Equal)
+                        .then(
+                            b.started_at
+                                .partial_cmp(&a.started_at)
+                                .unwrap_or(Ordering::Equal),
+                        )
+                        .then_with(|| b.id.cmp(&a.id))
+                });
+            }
+            let page: Vec<String> = candidates
+                .into_iter()
+                .skip(usize::try_from(options.offset).unwrap_or(usize::MAX))
+                .take(usize::try_from(options.limit).unwrap_or(usize::MAX))
+                .map(|c| c.id)
+                .collect();
+            let mut rows = Vec::with_capacity(page.len());
+            for id in &page {
+                if let Some(mut row) = rich_row(tx, id, options.compact_rows)? {
+                    if options.project_compression_tips && !options.include_children {
+                        project_tip(tx, &mut row)?;
+                    }
+                    rows.push(row);
+                }
+            }
+            Ok(rows)
+        })
+    }
+}
+
+/// The filters of [`RichListOptions`] SQL can apply (all but the markers).
+fn rich_conditions(options: &RichListOptions) -> Conditions {
+    let mut c = Conditions::default();
+    if let Some(source) = options.source.clone().filter(|s| !s.is_empty()) {
+        c.push("s.source = {}", vec![Box::new(source)]);
+    }
+    if !options.exclude_sources.is_empty() {
+        c.push(
+            "s.source <> ALL({})",
+            vec![Box::new(options.exclude_sources.clone())],
+        );
+    }
+    if let Some(prefix) = options.cwd_prefix.as_deref().filter(|p| !p.is_empty()) {
+        c.push_cwd_prefix(prefix);
+    }
+    if options.min_message_count > 0 {
+        c.push(
+            "s.message_count >= {}",
+            vec![Box::new(options.min_message_count)],
+        );
+    }
+    if options.archived_only {
+        c.push("s.archived = 1", vec![]);
+    } else if !options.include_archived {
+        c.push("s.archived = 0", vec![]);
+    }
+    if let Some(query) = options.id_query.as_deref().filter(|q| !q.is_empty()) {
+        c.push_contains("s.id", query);
+    }
+    if let Some(query) = options.search_query.as_deref().filter(|q| !q.is_empty()) {
+        let pattern = format!("%{}%", hermes_state_query::lookups::escape_like(query));
+        // SQLite's LIKE stops at the NUL that starts structured content: such
+        // rows (`\x01…` here) never match there, so not here either.
+        c.push(
+            &format!(
+                "({id} LIKE {p} ESCAPE '\\' OR {title} LIKE {p} ESCAPE '\\'
+                  OR EXISTS (SELECT 1 FROM messages mq WHERE mq.session_id = s.id
+                             AND mq.role = 'user' AND left(mq.content, 1) <> chr(1)
+                             AND {content} LIKE {p} ESCAPE '\\'))",
+                id = fold_ascii("s.id"),
+                title = fold_ascii("s.title"),
+                content = fold_ascii("mq.content"),
+                p = fold_ascii("{}"),
+            ),
+            vec![
+                Box::new(pattern.clone()),
+                Box::new(pattern.clone()),
+                Box::new(pattern),
+            ],
+        );
+    }
+    c
+}
+
+/// The newest activity of each candidate's forward compression chain: the
+/// candidate and, through compression-ended sessions, their children that
+/// are neither branches nor delegates (`UNION` semantics: a cycle ends).
+fn chain_activity(
+    tx: &mut Transaction<'_>,
+    candidates: &[Candidate],
+) -> Result<HashMap<String, f64>> {
+    let edges = tx
+        .query(
+            "SELECT c.parent_session_id, c.id, c.model_config,
+                    COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = c.id),
+                             c.started_at)
+             FROM sessions c JOIN sessions p ON p.id = c.parent_session_id
+             WHERE p.end_reason = 'compression'",
+            &[],
+        )
+        .context("reading compression chains")?;
+    let mut children: HashMap<String, Vec<(String, f64)>> = HashMap::new();
+    for row in &edges {
+        let config: Option<&str> = row.get(2);
+        if has_marker(config, "_branched_from") || has_marker(config, "_delegate_from") {
+            continue;
+        }
+        children
+            .entry(row.get(0))
+            .or_default()
+            .push((row.get(1), row.get::<_, Option<f64>>(3).unwrap_or_default()));
+    }
+    Ok(candidates
+        .iter()
+        .map(|c| {
+            let mut best = c.last_active;
+            let mut seen = HashSet::from([c.id.clone()]);
+            let mut stack = vec![c.id.clone()];
+            while let Some(id) = stack.pop() {
+                for (child, active) in children.get(&id).into_iter().flatten() {
+                    if seen.insert(child.clone()) {
+                        best = best.max(*active);
+                        stack.push(child.clone());
+                    }
+                }
+            }
+            (c.id.clone(), best)
+        })
+        .collect())
+}
+
+/// One session as a rich row (no projection).
+fn rich_row(tx: &mut Transaction<'_>, id: &str, compact: bool) -> Result<Option<RichSession>> {
+    let sql = format!(
+        "SELECT {columns}, {LAST_ACTIVE} AS last_active, {PREVIEW_SQL} AS preview
+         FROM sessions s WHERE s.id = $1",
+        columns = select_list("s", &SESSION_COLUMNS),
+    );
+    Ok(tx
+        .query_opt(&sql, &[&id])
+        .context("listing sessions")?
+        .map(|row| {
+            let mut session = session_from_row(&row);
+            if compact {
+                session.system_prompt = None;
+            }
+            RichSession {
+                session,
+                last_active: row.get::<_, Option<f64>>("last_active").unwrap_or_default(),
+                preview: pg_preview(&row.get::<_, String>("preview")),
+                lineage_root_id: None,
+                compact,
+            }
+        }))
+}
+
+/// Replaces a compression-ended row by its compression tip's current state,
+/// as the SQLite backend does.
+fn project_tip(tx: &mut Transaction<'_>, row: &mut RichSession) -> Result<()> {
+    if row.session.end_reason.as_deref() != Some("compression") {
+        return Ok(());
+    }
+    let root = row.session.id.clone();
+    let tip_id = compression_tip(tx, &root)?;
+    if tip_id == root {
+        return Ok(());
+    }
+    let Some(tip) = rich_row(tx, &tip_id, row.compact)? else {
+        return Ok(());
+    };
+    let s = &mut row.session;
+    let t = tip.session;
+    s.id = t.id;
+    s.ended_at = t.ended_at;
+    s.end_reason = t.end_reason;
+    s.message_count = t.message_count;
+    s.tool_call_count = t.tool_call_count;
+    s.title = t.title;
+    s.model = t.model;
+    s.system_prompt = t.system_prompt;
+    s.cwd = t.cwd;
+    s.git_branch = t.git_branch;
+    s.git_repo_root = t.git_repo_root;
+    row.last_active = tip.last_active;
+    row.preview = tip.preview;
+    row.lineage_root_id = Some(root);
+    Ok(())
+}

@@ -1,0 +1,405 @@
+//! Listings for dashboards and cleanups through the seam: every session by
+//! last activity (`api.md` §10.1), the prune candidates and archiving them
+//! (§10.4, §11.3), and the count of empty sessions (§11.6).
+
+use hermes_state::{
+    Content, ErrorKind, NewMessage, NewSession, PruneFilters, PruneOptions, RichListOptions,
+    RichSession, StoreLocation,
+};
+use serde_json::json;
+
+use super::backends::{Backend, backends};
+
+/// Sets a session's `started_at`, raw on either backend (the seam has no
+/// call for it), so that orders do not hang on the clock.
+fn set_started(b: &Backend, id: &str, at: f64) {
+    if let Some(mut client) = b.pg_client() {
+        client
+            .execute(
+                "UPDATE sessions SET started_at = $1 WHERE id = $2",
+                &[&at, &id],
+            )
+            .unwrap();
+        return;
+    }
+    let StoreLocation::Sqlite(path) = &b.location else {
+        unreachable!("a SQLite backend has a path")
+    };
+    hermes_state::rusqlite::Connection::open(path)
+        .unwrap()
+        .execute(
+            "UPDATE sessions SET started_at = ?1 WHERE id = ?2",
+            hermes_state::rusqlite::params![at, id],
+        )
+        .unwrap();
+}
+
+fn add(b: &Backend, id: &str, source: &str, started_at: f64) {
+    b.store
+        .create_session(&NewSession::new(id, source))
+        .unwrap();
+    set_started(b, id, started_at);
+}
+
+fn ids(rows: &[hermes_state::SessionActivity]) -> Vec<&str> {
+    rows.iter().map(|r| r.session.id.as_str()).collect()
+}
+
+#[test]
+fn sessions_by_last_activity_and_empty_counts_alike() {
+    for b in backends("rich_listing") {
+        let s = &b.store;
+        let n = b.name();
+        add(&b, "a", "cli", 100.0);
+        add(&b, "b", "telegram", 200.0);
+        add(&b, "c", "cli", 300.0);
+        add(&b, "d", "cli", 300.0);
+        s.append_message(
+            &NewMessage::new("a", "user")
+                .content("late")
+                .timestamp(900.0),
+        )
+        .unwrap();
+
+        let all = s.search_sessions(None, 10, 0).unwrap();
+        // Activity first; equal starts by id, descending.
+        assert_eq!(ids(&all), ["a", "d", "c", "b"], "{n}");
+        assert_eq!(
+            (all[0].last_active, all[3].last_active),
+            (900.0, 200.0),
+            "{n}"
+        );
+        assert_eq!(all[0].session.message_count, Some(1), "{n}");
+        assert_eq!(
+            ids(&s.search_sessions(Some("cli"), 10, 0).unwrap()),
+            ["a", "d", "c"],
+            "{n}"
+        );
+        assert_eq!(
+            ids(&s.search_sessions(Some(""), 2, 1).unwrap()),
+            ["d", "c"],
+            "{n}"
+        );
+        assert!(
+            s.search_sessions(Some("nope"), 10, 0).unwrap().is_empty(),
+            "{n}"
+        );
+
+        // Empty: no message, ended, not archived.
+        assert_eq!(s.count_empty_sessions().unwrap(), 0, "{n}");
+        for id in ["a", "b", "c", "d"] {
+            s.end_session(id, "user_exit").unwrap();
+        }
+        assert_eq!(s.count_empty_sessions().unwrap(), 3, "{n}");
+        s.set_session_archived("b", true).unwrap();
+        assert_eq!(s.count_empty_sessions().unwrap(), 2, "{n}");
+    }
+}
+
+#[test]
+fn prune_candidates_list_and_archive_alike() {
+    for b in backends("rich_listing") {
+        let s = &b.store;
+        let n = b.name();
+        add(&b, "old-a", "cli", 100.0);
+        add(&b, "old-b", "telegram", 50.0);
+        add(&b, "old-c", "cli", 150.0);
+        add(&b, "live", "cli", 10.0);
+        s.append_message(
+            &NewMessage::new("old-a", "user")
+                .content("hi")
+                .timestamp(120.0),
+        )
+        .unwrap();
+        for id in ["old-a", "old-b", "old-c"] {
+            s.end_session(id, "user_exit").unwrap();
+        }
+        let options = |source: Option<&str>, dry_run: bool| PruneOptions {
+            older_than_days: Some(1.0),
+            source: source.map(str::to_owned),
+            dry_run,
+            ..PruneOptions::default()
+        };
+
+        let listed = s.list_prune_candidates(&options(None, false)).unwrap();
+        // Ended only, oldest start first, with last activity.
+        assert_eq!(ids(&listed), ["old-b", "old-a", "old-c"], "{n}");
+        assert_eq!(
+            listed.iter().map(|r| r.last_active).collect::<Vec<_>>(),
+            [50.0, 120.0, 150.0],
+            "{n}"
+        );
+        assert_eq!(
+            ids(&s
+                .list_prune_candidates(&options(Some("cli"), true))
+                .unwrap()),
+            ["old-a", "old-c"],
+            "{n}"
+        );
+
+        s.set_session_archived("old-c", true).unwrap();
+        // A dry run counts what would change and writes nothing.
+        assert_eq!(s.archive_sessions(&options(None, true)).unwrap(), 2, "{n}");
+        assert_eq!(s.get_session("old-a").unwrap().unwrap().archived, 0, "{n}");
+        assert_eq!(
+            s.archive_sessions(&options(Some("cli"), false)).unwrap(),
+            1,
+            "{n}"
+        );
+        let archived: Vec<i64> = ["old-a", "old-b", "old-c", "live"]
+            .iter()
+            .map(|id| s.get_session(id).unwrap().unwrap().archived)
+            .collect();
+        assert_eq!(archived, [1, 0, 1, 0], "{n}");
+        assert_eq!(s.archive_sessions(&options(None, false)).unwrap(), 1, "{n}");
+        assert_eq!(s.archive_sessions(&options(None, false)).unwrap(), 0, "{n}");
+
+        // Filters apply: only archived ones listed.
+        let archived_only = PruneOptions {
+            older_than_days: None,
+            filters: PruneFilters {
+                archived: Some(true),
+                ..PruneFilters::default()
+            },
+            ..PruneOptions::default()
+        };
+        assert_eq!(
+            ids(&s.list_prune_candidates(&archived_only).unwrap()).len(),
+            3,
+            "{n}"
+        );
+
+        let bad = PruneOptions {
+            older_than_days: Some(f64::NAN),
+            ..PruneOptions::default()
+        };
+        assert_eq!(
+            s.list_prune_candidates(&bad).unwrap_err().kind(),
+            ErrorKind::InvalidInput,
+            "{n}"
+        );
+        assert_eq!(
+            s.archive_sessions(&bad).unwrap_err().kind(),
+            ErrorKind::InvalidInput,
+            "{n}"
+        );
+    }
+}
+
+fn child(b: &Backend, id: &str, parent: &str, started_at: f64) {
+    let mut session = NewSession::new(id, "cli");
+    session.parent_session_id = Some(parent.into());
+    b.store.create_session(&session).unwrap();
+    set_started(b, id, started_at);
+}
+
+fn say(b: &Backend, id: &str, content: Content, at: f64) {
+    b.store
+        .append_message(&NewMessage::new(id, "user").content(content).timestamp(at))
+        .unwrap();
+}
+
+fn listed(rows: &[RichSession]) -> Vec<&str> {
+    rows.iter().map(|r| r.session.id.as_str()).collect()
+}
+
+#[test]
+fn picker_listing_filters_projects_and_orders_alike() {
+    for b in backends("rich_listing") {
+        let s = &b.store;
+        let n = b.name();
+        // `root` was compressed into `cont`, which holds the newest turn.
+        add(&b, "root", "cli", 100.0);
+        say(
+            &b,
+            "root",
+            Content::Text("first\nline of the root".into()),
+            101.0,
+        );
+        s.end_session("root", "compression").unwrap();
+        child(&b, "cont", "root", 110.0);
+        s.set_session_title("cont", Some("Continued")).unwrap();
+        say(&b, "cont", Content::Text("x".repeat(80)), 500.0);
+        // A branch child and a delegate child of another root.
+        add(&b, "main", "telegram", 200.0);
+        say(
+            &b,
+            "main",
+            Content::Structured(json!([{"type": "text", "text": "image"}])),
+            201.0,
+        );
+        child(&b, "branch", "main", 210.0);
+        s.update_session_meta("branch", Some(r#"{"_branched_from": "main"}"#), None)
+            .unwrap();
+        child(&b, "delegate", "main", 220.0);
+        s.update_session_meta("delegate", Some(r#"{"_delegate_from": "main"}"#), None)
+            .unwrap();
+        child(&b, "plain", "main", 230.0);
+        s.update_session_meta("plain", Some("{not json"), None)
+            .unwrap();
+        let mut work = NewSession::new("work_1", "cli");
+        work.cwd = Some("/Work/app".into());
+        s.create_session(&work).unwrap();
+        set_started(&b, "work_1", 300.0);
+        say(
+            &b,
+            "work_1",
+            Content::Text("  Deploy the APP  ".into()),
+            301.0,
+        );
+
+        let list = |options: RichListOptions| s.list_sessions_rich(&options).unwrap();
+        let all = list(RichListOptions::default());
+        // Listable: roots and branch children; newest start first.
+        assert_eq!(listed(&all), ["work_1", "branch", "main", "cont"], "{n}");
+        let projected = &all[3];
+        assert_eq!(projected.lineage_root_id.as_deref(), Some("root"), "{n}");
+        assert_eq!(projected.session.started_at, 100.0, "{n}");
+        assert_eq!(projected.session.title.as_deref(), Some("Continued"), "{n}");
+        assert_eq!(projected.last_active, 500.0, "{n}");
+        assert_eq!(projected.preview, format!("{}...", "x".repeat(60)), "{n}");
+        assert_eq!(all[0].preview, "Deploy the APP", "{n}");
+        // Structured content previews as nothing, as on SQLite (NUL first).
+        assert_eq!(all[2].preview, "", "{n}");
+        assert_eq!(all[1].lineage_root_id, None, "{n}");
+
+        let unprojected = list(RichListOptions {
+            project_compression_tips: false,
+            ..RichListOptions::default()
+        });
+        assert_eq!(unprojected[3].session.id, "root", "{n}");
+        assert_eq!(unprojected[3].preview, "first line of the root", "{n}");
+        assert_eq!(
+            listed(&list(RichListOptions {
+                include_children: true,
+                ..RichListOptions::default()
+            })),
+            [
+                "work_1", "plain", "delegate", "branch", "main", "cont", "root"
+            ],
+            "{n}"
+        );
+        // By the newest activity of the forward chain: `root` has `cont`'s.
+        assert_eq!(
+            listed(&list(RichListOptions {
+                order_by_last_active: true,
+                ..RichListOptions::default()
+            })),
+            ["cont", "work_1", "branch", "main"],
+            "{n}"
+        );
+        assert_eq!(
+            listed(&list(RichListOptions {
+                limit: 2,
+                offset: 1,
+                ..RichListOptions::default()
+            })),
+            ["branch", "main"],
+            "{n}"
+        );
+
+        // Filters.
+        let by = |options: RichListOptions| listed(&list(options)).join(",");
+        assert_eq!(
+            by(RichListOptions {
+                source: Some("telegram".into()),
+                ..RichListOptions::default()
+            }),
+            "main",
+            "{n}"
+        );
+        assert_eq!(
+            by(RichListOptions {
+                exclude_sources: vec!["telegram".into(), "x".into()],
+                ..RichListOptions::default()
+            }),
+            "work_1,branch,cont",
+            "{n}"
+        );
+        assert_eq!(
+            by(RichListOptions {
+                cwd_prefix: Some("/work/".into()),
+                ..RichListOptions::default()
+            }),
+            "work_1",
+            "{n}"
+        );
+        assert_eq!(
+            by(RichListOptions {
+                min_message_count: 1,
+                ..RichListOptions::default()
+            }),
+            "work_1,main,cont",
+            "{n}"
+        );
+        assert_eq!(
+            by(RichListOptions {
+                id_query: Some("K_1".into()),
+                ..RichListOptions::default()
+            }),
+            "work_1",
+            "{n}"
+        );
+        // `_` is literal: `work_1` has one, nothing else matches `n_`.
+        assert_eq!(
+            by(RichListOptions {
+                id_query: Some("n_".into()),
+                ..RichListOptions::default()
+            }),
+            "",
+            "{n}"
+        );
+        // Id, title or a user message, ASCII case folded; never inside
+        // structured content.
+        for (query, expected) in [
+            ("deploy", "work_1"),
+            ("CONTINUED", ""),
+            ("ROOT", "cont"),
+            ("image", ""),
+        ] {
+            assert_eq!(
+                by(RichListOptions {
+                    search_query: Some(query.into()),
+                    ..RichListOptions::default()
+                }),
+                expected,
+                "{n}: {query}"
+            );
+        }
+        s.set_session_archived("work_1", true).unwrap();
+        assert_eq!(listed(&list(RichListOptions::default())).len(), 3, "{n}");
+        assert_eq!(
+            by(RichListOptions {
+                archived_only: true,
+                ..RichListOptions::default()
+            }),
+            "work_1",
+            "{n}"
+        );
+        assert_eq!(
+            listed(&list(RichListOptions {
+                include_archived: true,
+                ..RichListOptions::default()
+            }))
+            .len(),
+            4,
+            "{n}"
+        );
+
+        // Compact rows leave the system prompt out.
+        s.update_system_prompt("main", "secret prompt").unwrap();
+        let full = list(RichListOptions::default());
+        let compact = list(RichListOptions {
+            compact_rows: true,
+            ..RichListOptions::default()
+        });
+        assert_eq!(
+            full[1].session.system_prompt.as_deref(),
+            Some("secret prompt"),
+            "{n}"
+        );
+        assert_eq!(compact[1].session.system_prompt, None, "{n}");
+        let json = serde_json::to_value(&compact[1]).unwrap();
+        assert!(json.get("system_prompt").is_none(), "{n}");
+    }
+}
