@@ -69,6 +69,8 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn resolve_session_by_title(&self, title: &str) -> Result<Option<String>>;
     /// A `state_meta` value.
     fn get_meta(&self, key: &str) -> Result<Option<String>>;
+    /// Sessions of one source, or of the whole store.
+    fn session_count(&self, source: Option<&str>) -> Result<i64>;
     /// `api.md` §3.1, §3.3.
     fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()>;
     /// `api.md` §3.2.
@@ -249,6 +251,11 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn list_pending_handoffs(&self) -> Result<Vec<Session>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
+    /// The SQLite store behind this handle, for what only a file offers
+    /// (the rest of `SessionDb`'s API); `None` on other backends.
+    fn as_sqlite(&self) -> Option<&SessionDb> {
+        None
+    }
 }
 
 /// Forwards every trait method to the inherent method of the same name.
@@ -298,6 +305,9 @@ macro_rules! forward_store {
         }
         fn get_meta(&self, key: &str) -> Result<Option<String>> {
             Self::get_meta(self, key).map_err($err)
+        }
+        fn session_count(&self, source: Option<&str>) -> Result<i64> {
+            Self::session_count(self, source).map_err($err)
         }
         fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()> {
             Self::update_token_counts(self, session_id, update).map_err($err)
@@ -555,6 +565,10 @@ macro_rules! forward_store {
 
 impl SessionStore for SessionDb {
     forward_store!("sqlite", std::convert::identity);
+
+    fn as_sqlite(&self) -> Option<&SessionDb> {
+        Some(self)
+    }
 }
 
 #[cfg(feature = "postgres")]

@@ -137,6 +137,10 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
                 .map_err(|e| ctx.fail(&e))?;
             print_optional(&ctx, stored.as_deref())
         }
+        Command::Sessions(SessionsCommand::Lineage(args)) => {
+            super::sessions::lineage_of(&ctx, open()?.as_ref(), &args)
+        }
+        Command::Stats(args) => super::stats::stats_of(&ctx, open()?.as_ref(), &args),
         Command::MigrateTo(args) => to_sqlite(&ctx, url, &args),
         _ => Err(not_here(&ctx, &format!("`{command}`"))),
     }
@@ -146,7 +150,9 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
 fn is_reading(command: &Command) -> bool {
     matches!(
         command,
-        Command::Sessions(SessionsCommand::List(_) | SessionsCommand::Show(_))
+        Command::Sessions(
+            SessionsCommand::List(_) | SessionsCommand::Show(_) | SessionsCommand::Lineage(_)
+        ) | Command::Stats(_)
             | Command::Messages(MessagesCommand::List(_))
             | Command::Search(_)
             | Command::Title(TitleCommand::Get(_) | TitleCommand::Resolve(_))

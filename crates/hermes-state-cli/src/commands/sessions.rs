@@ -220,9 +220,18 @@ pub fn clear(ctx: &Context, args: &ClearArgs) -> CliResult {
 
 /// `sessions lineage`
 pub fn lineage(ctx: &Context, args: &LineageArgs) -> CliResult {
+    let db = ctx.open(Access::Read)?;
+    lineage_of(ctx, &db, args)
+}
+
+/// `sessions lineage` on any store.
+pub(super) fn lineage_of(
+    ctx: &Context,
+    db: &dyn hermes_state::SessionStore,
+    args: &LineageArgs,
+) -> CliResult {
     let id = args.id.as_str();
     let format = RowFormat::chosen(&ctx.out, args.format)?;
-    let db = ctx.open(Access::Read)?;
     let ancestors = db.ancestors(id).map_err(|e| ctx.fail(&e))?;
     if ancestors.is_empty() {
         return Err(ctx.unknown_session(id));

@@ -10,7 +10,9 @@ use clap::ValueEnum;
 use serde_json::{Value, json};
 
 use crate::cli::StatsArgs;
-use crate::commands::{session_count, to_json};
+use hermes_state::SessionStore;
+
+use crate::commands::to_json;
 use crate::error::CliResult;
 use crate::output::{cost, count, pad};
 use crate::row_format::RowFormat;
@@ -29,11 +31,21 @@ pub enum StatsRows {
 
 /// `stats`
 pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
-    let format = RowFormat::chosen(&ctx.out, args.format)?;
     let db = ctx.open(Access::Read)?;
+    stats_of(ctx, &db, args)
+}
+
+/// `stats` on any store; `--since`/`--until` need the SQLite file.
+pub(super) fn stats_of(ctx: &Context, db: &dyn SessionStore, args: &StatsArgs) -> CliResult {
+    let format = RowFormat::chosen(&ctx.out, args.format)?;
     let fail = |e: hermes_state::Error| ctx.fail(&e);
     let out = &ctx.out;
     let (models, top, usage, sessions, messages) = if args.window.is_set() {
+        let Some(db) = db.as_sqlite() else {
+            return Err(crate::error::CliError::usage(
+                "stats --since/--until: not available on a PostgreSQL store yet",
+            ));
+        };
         // The library's totals have no time filter: sum the window's sessions
         // here. Per-task usage rows carry no time, so they are left out.
         let rows = super::windowed::sessions_in(&db, None, args.window).map_err(fail)?;
@@ -51,7 +63,7 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
             db.model_totals().map_err(fail)?,
             db.top_sessions(args.top).map_err(fail)?,
             db.usage_by_model_and_task().map_err(fail)?,
-            session_count(ctx, &db)?,
+            db.session_count(None).map_err(fail)?,
             db.message_count(None).map_err(fail)?,
         )
     };
