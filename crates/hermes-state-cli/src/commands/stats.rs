@@ -48,7 +48,7 @@ pub(super) fn stats_of(ctx: &Context, db: &dyn SessionStore, args: &StatsArgs) -
         };
         // The library's totals have no time filter: sum the window's sessions
         // here. Per-task usage rows carry no time, so they are left out.
-        let rows = super::windowed::sessions_in(&db, None, args.window).map_err(fail)?;
+        let rows = super::windowed::sessions_in(db, None, args.window).map_err(fail)?;
         out.note("note: per-task usage is not split by time; left out with --since/--until");
         let messages = rows.iter().map(|s| s.message_count.unwrap_or(0)).sum();
         (
