@@ -152,6 +152,17 @@ pub struct RawHit {
     pub session_started: Option<f64>,
 }
 
+/// The order of a baseline search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawOrder {
+    /// `ORDER BY rank` (relevance, the default).
+    Rank,
+    /// `ORDER BY m.timestamp DESC, rank` (`sort = newest`).
+    Newest,
+    /// `ORDER BY m.timestamp ASC, rank` (`sort = oldest`).
+    Oldest,
+}
+
 /// The filters of a baseline search, as in the facade's SQL.
 #[derive(Debug, Clone, Default)]
 pub struct RawFilters {
@@ -194,6 +205,19 @@ impl Baseline {
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
         conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(Baseline { conn })
+    }
+
+    /// Opens an existing store read-only (`mode=ro`), as the facade's pooled
+    /// readers do; the CJK tokenizer is registered for CJK MATCH queries.
+    pub fn open_read_only(path: &Path) -> rusqlite::Result<Baseline> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(Duration::from_millis(1000))?;
+        hermes_state::schema::cjk::register(&conn)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
         Ok(Baseline { conn })
     }
 
@@ -286,6 +310,24 @@ impl Baseline {
         filters: &RawFilters,
         limit: u32,
     ) -> rusqlite::Result<Vec<RawHit>> {
+        self.search_ordered(table, match_text, filters, limit, RawOrder::Rank)
+    }
+
+    /// [`Baseline::search`] in the given order: the facade's `ORDER BY`
+    /// for `sort = newest` / `oldest` (time, then rank), or rank.
+    pub fn search_ordered(
+        &self,
+        table: &str,
+        match_text: &str,
+        filters: &RawFilters,
+        limit: u32,
+        order: RawOrder,
+    ) -> rusqlite::Result<Vec<RawHit>> {
+        let order = match order {
+            RawOrder::Rank => "rank",
+            RawOrder::Newest => "m.timestamp DESC, rank",
+            RawOrder::Oldest => "m.timestamp ASC, rank",
+        };
         let mut params: Vec<SqlValue> = vec![SqlValue::Text(match_text.to_owned())];
         let mut clauses = String::from(" AND (m.active = 1 OR m.compacted = 1)");
         for (column, values) in [("s.source", &filters.sources), ("m.role", &filters.roles)] {
@@ -306,7 +348,7 @@ impl Baseline {
              FROM {table} JOIN messages m ON m.id = {table}.rowid
              JOIN sessions s ON s.id = m.session_id
              WHERE {table} MATCH ?1{clauses}
-             ORDER BY rank LIMIT ?{} OFFSET ?{}",
+             ORDER BY {order} LIMIT ?{} OFFSET ?{}",
             params.len() + 1,
             params.len() + 2
         );
