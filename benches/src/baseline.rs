@@ -372,6 +372,40 @@ impl Baseline {
         rows.collect()
     }
 
+    /// [`Baseline::search_ordered`] plus each hit's `context` as a
+    /// hand-written client would fetch it: the message before and after the
+    /// hit in its session (role and content), two indexed look-ups per hit
+    /// with statements prepared once per call — the work the result contract
+    /// (`api.md` §8.5) asks of the facade beyond the one search query.
+    pub fn search_with_context(
+        &self,
+        table: &str,
+        match_text: &str,
+        filters: &RawFilters,
+        limit: u32,
+        order: RawOrder,
+    ) -> rusqlite::Result<Vec<(RawHit, Vec<(String, Option<String>)>)>> {
+        let hits = self.search_ordered(table, match_text, filters, limit, order)?;
+        let mut before = self.conn.prepare(
+            "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp < ?2 OR (timestamp = ?2 AND id < ?3)) ORDER BY timestamp DESC, id DESC LIMIT 1",
+        )?;
+        let mut after = self.conn.prepare(
+            "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3)) ORDER BY timestamp ASC, id ASC LIMIT 1",
+        )?;
+        let mut out = Vec::with_capacity(hits.len());
+        for hit in hits {
+            let mut context = Vec::with_capacity(3);
+            for stmt in [&mut before, &mut after] {
+                let mut rows = stmt.query(params![hit.session_id, hit.timestamp, hit.id])?;
+                if let Some(row) = rows.next()? {
+                    context.push((row.get(0)?, row.get(1)?));
+                }
+            }
+            out.push((hit, context));
+        }
+        Ok(out)
+    }
+
     /// Recent sessions: every column of the session, preview and last activity.
     pub fn recent_sessions(
         &self,
