@@ -31,6 +31,7 @@
 //! compile and the error is returned (a compile error is never a syntax error
 //! of the user's query).
 
+mod by_time;
 mod context;
 mod objects;
 mod problem;
@@ -408,10 +409,13 @@ impl Search<'_> {
             .map(|s| s.trim().to_lowercase())
             .as_deref()
         {
-            Some("newest") => "ORDER BY m.timestamp DESC, rank",
-            Some("oldest") => "ORDER BY m.timestamp ASC, rank",
-            _ => "ORDER BY rank",
+            Some("newest") => "DESC",
+            Some("oldest") => "ASC",
+            _ => "",
         };
+        if !order.is_empty() {
+            return self.fts_by_time(table, params, &filters, order);
+        }
         let sql = format!(
             "SELECT m.id, m.session_id, m.role,
                     snippet({table}, -1, '>>>', '<<<', '...', 40) AS snippet,
@@ -419,7 +423,7 @@ impl Search<'_> {
              FROM {table} JOIN messages m ON m.id = {table}.rowid
              JOIN sessions s ON s.id = m.session_id
              WHERE {table} MATCH ?1{filters}
-             {order} LIMIT ?{} OFFSET ?{}",
+             ORDER BY rank LIMIT ?{} OFFSET ?{}",
             params.len() + 1,
             params.len() + 2
         );
