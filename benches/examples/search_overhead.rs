@@ -62,16 +62,18 @@ fn run(size: u64, rounds: usize, filter: Option<&str>) {
     let db = SessionDb::open_read_only(&corpus.path).expect("facade opens");
     let baseline = Baseline::open_read_only(&corpus.path).expect("baseline opens");
     let label = corpus::size_label(size);
-    println!(
-        "| corpus | case | facade | baseline | ratio | baseline + context | ratio to it |"
-    );
+    println!("| corpus | case | facade | baseline | ratio | baseline + context | ratio to it |");
     println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
     let mut cases = Vec::new();
     for case in search_cases() {
         cases.push((case.name.to_owned(), case.clone(), RawOrder::Rank));
     }
     for case in search_cases().into_iter().filter(|c| c.word_query) {
-        cases.push((format!("{}_newest", case.name), case.clone(), RawOrder::Newest));
+        cases.push((
+            format!("{}_newest", case.name),
+            case.clone(),
+            RawOrder::Newest,
+        ));
         cases.push((format!("{}_oldest", case.name), case, RawOrder::Oldest));
     }
     for (name, case, order) in cases {

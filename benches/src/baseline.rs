@@ -152,6 +152,10 @@ pub struct RawHit {
     pub session_started: Option<f64>,
 }
 
+/// A hit's neighbours in the baseline: (role, content) of the message
+/// before and of the message after, those that exist.
+pub type RawContext = Vec<(String, Option<String>)>;
+
 /// The order of a baseline search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RawOrder {
@@ -384,7 +388,7 @@ impl Baseline {
         filters: &RawFilters,
         limit: u32,
         order: RawOrder,
-    ) -> rusqlite::Result<Vec<(RawHit, Vec<(String, Option<String>)>)>> {
+    ) -> rusqlite::Result<Vec<(RawHit, RawContext)>> {
         let hits = self.search_ordered(table, match_text, filters, limit, order)?;
         let mut before = self.conn.prepare(
             "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp < ?2 OR (timestamp = ?2 AND id < ?3)) ORDER BY timestamp DESC, id DESC LIMIT 1",

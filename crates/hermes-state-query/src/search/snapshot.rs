@@ -16,7 +16,10 @@ use crate::error::{QueryContext, QueryError};
 /// Runs `read` in one read transaction of `conn`: its own (`BEGIN` …
 /// `COMMIT`) when `conn` is in autocommit mode, else the caller's. `read`
 /// must only read.
-pub fn in_read_snapshot<T, E>(conn: &Connection, read: impl FnOnce() -> Result<T, E>) -> Result<T, E>
+pub fn in_read_snapshot<T, E>(
+    conn: &Connection,
+    read: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E>
 where
     E: From<QueryError>,
 {
@@ -27,7 +30,14 @@ where
         .context("beginning a read transaction")
         .map_err(|e| E::from(e.into()))?;
     let outcome = read();
-    let end = run(conn, if outcome.is_ok() { "COMMIT" } else { "ROLLBACK" });
+    let end = run(
+        conn,
+        if outcome.is_ok() {
+            "COMMIT"
+        } else {
+            "ROLLBACK"
+        },
+    );
     match (outcome, end) {
         (Ok(_), Err(error)) => Err(E::from(
             hermes_state_sqlite::SqliteError::new("ending a read transaction", error).into(),

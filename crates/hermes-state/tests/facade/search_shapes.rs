@@ -26,10 +26,7 @@ fn store() -> (tempfile::TempDir, SessionDb) {
             let word = if i % 4 < 2 { "lantern" } else { "harbor" };
             let message = NewMessage::new(&id, if i % 2 == 0 { "user" } else { "assistant" });
             let message = match i % 5 {
-                0 => message.content(format!(
-                    "{word} {}",
-                    "长文本🙂 é ".repeat(90 + i)
-                )),
+                0 => message.content(format!("{word} {}", "长文本🙂 é ".repeat(90 + i))),
                 1 => message.content(json!([
                     {"type": "text", "text": format!("{word} picture {i}")},
                     {"type": "image_url", "image_url": {"url": "x"}}
