@@ -152,6 +152,21 @@ pub struct RawHit {
     pub session_started: Option<f64>,
 }
 
+/// A hit's neighbours in the baseline: (role, content) of the message
+/// before and of the message after, those that exist.
+pub type RawContext = Vec<(String, Option<String>)>;
+
+/// The order of a baseline search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawOrder {
+    /// `ORDER BY rank` (relevance, the default).
+    Rank,
+    /// `ORDER BY m.timestamp DESC, rank` (`sort = newest`).
+    Newest,
+    /// `ORDER BY m.timestamp ASC, rank` (`sort = oldest`).
+    Oldest,
+}
+
 /// The filters of a baseline search, as in the facade's SQL.
 #[derive(Debug, Clone, Default)]
 pub struct RawFilters {
@@ -194,6 +209,19 @@ impl Baseline {
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
         conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(Baseline { conn })
+    }
+
+    /// Opens an existing store read-only (`mode=ro`), as the facade's pooled
+    /// readers do; the CJK tokenizer is registered for CJK MATCH queries.
+    pub fn open_read_only(path: &Path) -> rusqlite::Result<Baseline> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(Duration::from_millis(1000))?;
+        hermes_state::schema::cjk::register(&conn)
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
         Ok(Baseline { conn })
     }
 
@@ -286,6 +314,24 @@ impl Baseline {
         filters: &RawFilters,
         limit: u32,
     ) -> rusqlite::Result<Vec<RawHit>> {
+        self.search_ordered(table, match_text, filters, limit, RawOrder::Rank)
+    }
+
+    /// [`Baseline::search`] in the given order: the facade's `ORDER BY`
+    /// for `sort = newest` / `oldest` (time, then rank), or rank.
+    pub fn search_ordered(
+        &self,
+        table: &str,
+        match_text: &str,
+        filters: &RawFilters,
+        limit: u32,
+        order: RawOrder,
+    ) -> rusqlite::Result<Vec<RawHit>> {
+        let order = match order {
+            RawOrder::Rank => "rank",
+            RawOrder::Newest => "m.timestamp DESC, rank",
+            RawOrder::Oldest => "m.timestamp ASC, rank",
+        };
         let mut params: Vec<SqlValue> = vec![SqlValue::Text(match_text.to_owned())];
         let mut clauses = String::from(" AND (m.active = 1 OR m.compacted = 1)");
         for (column, values) in [("s.source", &filters.sources), ("m.role", &filters.roles)] {
@@ -306,7 +352,7 @@ impl Baseline {
              FROM {table} JOIN messages m ON m.id = {table}.rowid
              JOIN sessions s ON s.id = m.session_id
              WHERE {table} MATCH ?1{clauses}
-             ORDER BY rank LIMIT ?{} OFFSET ?{}",
+             ORDER BY {order} LIMIT ?{} OFFSET ?{}",
             params.len() + 1,
             params.len() + 2
         );
@@ -328,6 +374,40 @@ impl Baseline {
             })
         })?;
         rows.collect()
+    }
+
+    /// [`Baseline::search_ordered`] plus each hit's `context` as a
+    /// hand-written client would fetch it: the message before and after the
+    /// hit in its session (role and content), two indexed look-ups per hit
+    /// with statements prepared once per call — the work the result contract
+    /// (`api.md` §8.5) asks of the facade beyond the one search query.
+    pub fn search_with_context(
+        &self,
+        table: &str,
+        match_text: &str,
+        filters: &RawFilters,
+        limit: u32,
+        order: RawOrder,
+    ) -> rusqlite::Result<Vec<(RawHit, RawContext)>> {
+        let hits = self.search_ordered(table, match_text, filters, limit, order)?;
+        let mut before = self.conn.prepare(
+            "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp < ?2 OR (timestamp = ?2 AND id < ?3)) ORDER BY timestamp DESC, id DESC LIMIT 1",
+        )?;
+        let mut after = self.conn.prepare(
+            "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3)) ORDER BY timestamp ASC, id ASC LIMIT 1",
+        )?;
+        let mut out = Vec::with_capacity(hits.len());
+        for hit in hits {
+            let mut context = Vec::with_capacity(3);
+            for stmt in [&mut before, &mut after] {
+                let mut rows = stmt.query(params![hit.session_id, hit.timestamp, hit.id])?;
+                if let Some(row) = rows.next()? {
+                    context.push((row.get(0)?, row.get(1)?));
+                }
+            }
+            out.push((hit, context));
+        }
+        Ok(out)
     }
 
     /// Recent sessions: every column of the session, preview and last activity.

@@ -314,7 +314,9 @@ pub fn adapt(conn: &Connection) -> Result<Adaptation, QueryError> {
 /// The main database's schema cookie, which every schema change by any
 /// connection bumps (temp objects do not).
 pub fn schema_cookie(conn: &Connection) -> Result<i64, QueryError> {
-    conn.query_row("PRAGMA main.schema_version", [], |row| row.get(0))
+    // Cached: read before every search and every pooled read.
+    conn.prepare_cached("PRAGMA main.schema_version")
+        .and_then(|mut stmt| stmt.query_row([], |row| row.get(0)))
         .context("reading the schema cookie")
         .map_err(Into::into)
 }

@@ -31,9 +31,12 @@
 //! compile and the error is returned (a compile error is never a syntax error
 //! of the user's query).
 
+mod by_time;
+mod context;
 mod objects;
 mod problem;
 mod scan;
+mod snapshot;
 
 use std::collections::HashSet;
 
@@ -51,6 +54,7 @@ use crate::values::{real, text};
 use hermes_state_sqlite::names;
 pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
 pub use problem::{QueryProblem, query_problem};
+pub use snapshot::in_read_snapshot;
 
 /// Options of a search; the defaults are the original's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,29 +190,14 @@ pub fn search_messages(
         options,
         caps,
     };
-    let rows = if caps.fts {
-        search.indexed(&q)?
-    } else {
-        search.scan(&q)?
-    };
-    let mut context = match ContextStatements::prepare(conn) {
-        Ok(statements) => Some(statements),
-        Err(error) => {
-            context_failure(error)?;
-            None
-        }
-    };
-    rows.into_iter()
-        .map(|Row { mut hit, content }| {
-            if let Some(statements) = context.as_mut() {
-                hit.context = match statements.context(&hit, content) {
-                    Ok(context) => context,
-                    Err(error) => context_failure(error)?,
-                };
-            }
-            Ok(hit)
-        })
-        .collect()
+    in_read_snapshot(conn, || {
+        let rows = if caps.fts {
+            search.indexed(&q)?
+        } else {
+            search.scan(&q)?
+        };
+        context::attach(conn, rows)
+    })
 }
 
 /// `api.md` §8.5: a failure while building a context yields `[]` — but a
@@ -229,7 +218,8 @@ fn context_failure(error: rusqlite::Error) -> Result<Vec<ContextMessage>, QueryE
 /// A hit before its context is attached.
 struct Row {
     hit: SearchHit,
-    content: Option<hermes_state_types::Content>,
+    /// Its own entry's text in the context ([`stored_preview`]).
+    preview: String,
 }
 
 /// How a leg's statement failed.
@@ -238,6 +228,13 @@ enum Failure {
     Prepare(QueryError),
     /// It compiled and failed while running (FTS5 query syntax, the file).
     Run(QueryError),
+}
+
+/// A failure of the search's read transaction itself.
+impl From<QueryError> for Failure {
+    fn from(error: QueryError) -> Self {
+        Failure::Run(error)
+    }
 }
 
 impl Failure {
@@ -412,10 +409,13 @@ impl Search<'_> {
             .map(|s| s.trim().to_lowercase())
             .as_deref()
         {
-            Some("newest") => "ORDER BY m.timestamp DESC, rank",
-            Some("oldest") => "ORDER BY m.timestamp ASC, rank",
-            _ => "ORDER BY rank",
+            Some("newest") => "DESC",
+            Some("oldest") => "ASC",
+            _ => "",
         };
+        if !order.is_empty() {
+            return self.fts_by_time(table, params, &filters, order);
+        }
         let sql = format!(
             "SELECT m.id, m.session_id, m.role,
                     snippet({table}, -1, '>>>', '<<<', '...', 40) AS snippet,
@@ -423,7 +423,7 @@ impl Search<'_> {
              FROM {table} JOIN messages m ON m.id = {table}.rowid
              JOIN sessions s ON s.id = m.session_id
              WHERE {table} MATCH ?1{filters}
-             {order} LIMIT ?{} OFFSET ?{}",
+             ORDER BY rank LIMIT ?{} OFFSET ?{}",
             params.len() + 1,
             params.len() + 2
         );
@@ -472,13 +472,11 @@ impl Search<'_> {
             return Ok(());
         }
         let marker = |key: &str| -> Result<Option<i64>, QueryError> {
+            // Cached: read by every search that finds fewer than `limit`.
             match self
                 .conn
-                .query_row(
-                    "SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = ?1",
-                    [key],
-                    |r| r.get::<_, Option<i64>>(0),
-                )
+                .prepare_cached("SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = ?1")
+                .and_then(|mut stmt| stmt.query_row([key], |r| r.get::<_, Option<i64>>(0)))
                 .optional()
             {
                 Ok(value) => Ok(value.flatten()),
@@ -589,7 +587,7 @@ impl Search<'_> {
                         session_started: real(row.get_ref(9)?),
                         context: Vec::new(),
                     },
-                    content: decode_content(row.get_ref(4)?),
+                    preview: stored_preview(row.get_ref(4)?),
                 })
             })
             .context(what)
@@ -597,68 +595,6 @@ impl Search<'_> {
         rows.collect::<Result<_, _>>()
             .context(what)
             .map_err(|e| Failure::Run(e.into()))
-    }
-}
-
-/// The two neighbour look-ups of a hit's context, prepared once per search.
-///
-/// Prepared statements are reused across the hits on purpose: a statement
-/// taken from rusqlite's cache has its bindings cleared on return, which in
-/// SQLite 3.54 expires statements whose plan depends on a parameter, so a
-/// cached look-up is re-planned every time (measured: 13–18 µs against 2 µs).
-struct ContextStatements<'c> {
-    before: rusqlite::Statement<'c>,
-    after: rusqlite::Statement<'c>,
-}
-
-impl<'c> ContextStatements<'c> {
-    fn prepare(conn: &'c Connection) -> rusqlite::Result<Self> {
-        Ok(ContextStatements {
-            before: conn.prepare(
-                "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp < ?2 OR (timestamp = ?2 AND id < ?3)) ORDER BY timestamp DESC, id DESC LIMIT 1",
-            )?,
-            after: conn.prepare(
-                "SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3)) ORDER BY timestamp ASC, id ASC LIMIT 1",
-            )?,
-        })
-    }
-
-    /// The hit's context: the message before and after it in its session by
-    /// `(timestamp, id)`, visibility ignored. The caller turns a failure into
-    /// an empty context, never a failed search.
-    fn context(
-        &mut self,
-        hit: &SearchHit,
-        content: Option<hermes_state_types::Content>,
-    ) -> rusqlite::Result<Vec<ContextMessage>> {
-        let params = rusqlite::params![hit.session_id, hit.timestamp, hit.id];
-        let before = neighbour(&mut self.before, params)?;
-        let after = neighbour(&mut self.after, params)?;
-        let itself = ContextMessage {
-            role: hit.role.clone(),
-            content: context_preview(content),
-            is_hit: true,
-        };
-        Ok(before
-            .into_iter()
-            .chain(std::iter::once(itself))
-            .chain(after)
-            .collect())
-    }
-}
-
-fn neighbour(
-    stmt: &mut rusqlite::Statement<'_>,
-    params: &[&dyn rusqlite::ToSql],
-) -> rusqlite::Result<Option<ContextMessage>> {
-    let mut rows = stmt.query(params)?;
-    match rows.next()? {
-        Some(row) => Ok(Some(ContextMessage {
-            role: text(row.get_ref(0)?).unwrap_or_default(),
-            content: context_preview(decode_content(row.get_ref(1)?)),
-            is_hit: false,
-        })),
-        None => Ok(None),
     }
 }
 
@@ -705,8 +641,35 @@ pub fn context_preview(content: Option<hermes_state_types::Content>) -> String {
         Some(Content::Structured(Value::String(text))) => text,
         _ => String::new(),
     };
-    text.chars().take(200).collect()
+    cut_at_200_chars(text)
 }
+
+/// The first 200 characters of `text`.
+fn cut_at_200_chars(mut text: String) -> String {
+    if let Some((end, _)) = text.char_indices().nth(200) {
+        text.truncate(end);
+    }
+    text
+}
+
+/// `context_preview(decode_content(value))`, without decoding more of a
+/// long plain text than the characters kept. The 200 characters kept come
+/// from at most 800 bytes, and lossy UTF-8 decoding decides each character
+/// from at most 4 bytes ahead, so the first [`PREVIEW_HEAD`] bytes give
+/// the same 200 characters as the whole text; text with the structured
+/// content prefix is decoded in full.
+fn stored_preview(value: ValueRef<'_>) -> String {
+    if let ValueRef::Text(bytes) = value
+        && bytes.len() > PREVIEW_HEAD
+        && !bytes.starts_with(hermes_state_types::stored::CONTENT_JSON_PREFIX.as_bytes())
+    {
+        return cut_at_200_chars(String::from_utf8_lossy(&bytes[..PREVIEW_HEAD]).into_owned());
+    }
+    context_preview(decode_content(value))
+}
+
+/// Bytes of a long plain text that [`stored_preview`] decodes.
+const PREVIEW_HEAD: usize = 1024;
 
 /// The terms of the deferred-rebuild supplement: tokens of `"[^"]+"|\S+`,
 /// stripped of surrounding quotes and stars, without empty ones and

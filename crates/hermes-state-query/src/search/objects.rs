@@ -337,7 +337,8 @@ fn meta_keys(conn: &Connection, keys: &[&str]) -> Result<Vec<String>, QueryError
         .collect::<Vec<_>>()
         .join(", ");
     let sql = format!("SELECT key FROM state_meta WHERE key IN ({placeholders})");
-    let mut stmt = match conn.prepare(&sql) {
+    // Cached: read before every search.
+    let mut stmt = match conn.prepare_cached(&sql) {
         Ok(stmt) => stmt,
         Err(e) if is_sql_error(&e) => return Ok(Vec::new()),
         Err(e) => return Err(e).context("reading state_meta").map_err(Into::into),

@@ -21,6 +21,7 @@ mod interop;
 mod maintenance;
 mod reliability;
 mod search;
+mod search_shapes;
 mod titles;
 mod upgrade;
 mod upgrade_processes;

@@ -1,0 +1,156 @@
+//! The faster shapes of `search_messages` give what the plain shapes give:
+//! the context of many hits (looked up 20 hits per statement) equals the
+//! per-hit look-ups of `api.md` §8.5, and `sort = newest | oldest` (ids
+//! chosen first, then their snippets) equals the one statement
+//! `… ORDER BY m.timestamp …, rank LIMIT … OFFSET …`, on a store with equal
+//! timestamps, long multibyte contents and structured contents.
+
+use hermes_state::query::rows::decode_content;
+use hermes_state::query::search::context_preview;
+use hermes_state::rusqlite::{self, params};
+use hermes_state::{NewMessage, NewSession, SearchOptions, SessionDb};
+use serde_json::json;
+
+/// Three sessions of 40 messages, two of every four mentioning `lantern`;
+/// pairs of messages share a timestamp (so time ties are broken by rank, and
+/// some pairs tie on rank too), contents are short, long (over 1 KB, with
+/// CJK and emoji) or structured.
+fn store() -> (tempfile::TempDir, SessionDb) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    for s in 0..3 {
+        let id = format!("s{s}");
+        db.create_session(&NewSession::new(&id, "cli"))
+            .expect("session");
+        for i in 0..40 {
+            let word = if i % 4 < 2 { "lantern" } else { "harbor" };
+            let message = NewMessage::new(&id, if i % 2 == 0 { "user" } else { "assistant" });
+            let message = match i % 5 {
+                0 => message.content(format!("{word} {}", "长文本🙂 é ".repeat(90 + i))),
+                1 => message.content(json!([
+                    {"type": "text", "text": format!("{word} picture {i}")},
+                    {"type": "image_url", "image_url": {"url": "x"}}
+                ])),
+                _ => message.content(format!("{word} message {i} of {id}")),
+            };
+            // Two messages per timestamp, sessions interleaved in time.
+            let timestamp = 1000.0 + (i / 2) as f64 + s as f64 * 0.25;
+            db.append_message(&message.timestamp(timestamp))
+                .expect("append");
+        }
+    }
+    (dir, db)
+}
+
+/// The context of hit `(session, timestamp, id)` by the per-hit look-ups.
+fn expected_context(
+    conn: &rusqlite::Connection,
+    hit: &hermes_state::SearchHit,
+) -> Vec<(String, String)> {
+    let neighbour = |sql: &str| -> Option<(String, String)> {
+        conn.query_row(sql, params![hit.session_id, hit.timestamp, hit.id], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                context_preview(decode_content(r.get_ref(1)?)),
+            ))
+        })
+        .ok()
+    };
+    let itself: (String, String) = conn
+        .query_row(
+            "SELECT role, content FROM messages WHERE id = ?1",
+            [hit.id],
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    context_preview(decode_content(r.get_ref(1)?)),
+                ))
+            },
+        )
+        .expect("the hit");
+    neighbour("SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp < ?2 OR (timestamp = ?2 AND id < ?3)) ORDER BY timestamp DESC, id DESC LIMIT 1")
+        .into_iter()
+        .chain(std::iter::once(itself))
+        .chain(neighbour("SELECT role, content FROM messages WHERE session_id = ?1 AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3)) ORDER BY timestamp ASC, id ASC LIMIT 1"))
+        .collect()
+}
+
+#[test]
+fn search_context_of_many_hits_equals_per_hit_lookups() {
+    let (_dir, db) = store();
+    for sort in [None, Some("newest"), Some("oldest")] {
+        let options = SearchOptions {
+            limit: 45,
+            sort: sort.map(str::to_owned),
+            ..SearchOptions::default()
+        };
+        let hits = db.search_messages("lantern", &options).expect("search");
+        assert_eq!(hits.len(), 45, "{sort:?}: 45 of the 60 lantern messages");
+        db.read(|conn| {
+            for hit in &hits {
+                let got: Vec<(String, String)> = hit
+                    .context
+                    .iter()
+                    .map(|c| (c.role.clone(), c.content.clone()))
+                    .collect();
+                assert_eq!(got, expected_context(conn, hit), "hit {}", hit.id);
+            }
+            Ok(())
+        })
+        .expect("read");
+        let long = hits
+            .iter()
+            .flat_map(|h| &h.context)
+            .find(|c| c.content.starts_with("lantern 长文本"))
+            .expect("a long content in a context");
+        assert_eq!(long.content.chars().count(), 200);
+        assert!(
+            hits.iter()
+                .flat_map(|h| &h.context)
+                .any(|c| c.content.starts_with("lantern picture")),
+            "a structured content's text part"
+        );
+    }
+}
+
+#[test]
+fn search_sorted_by_time_equals_one_statement() {
+    let (_dir, db) = store();
+    for (sort, direction) in [("newest", "DESC"), ("oldest", "ASC")] {
+        for (limit, offset) in [(5, 0), (7, 3), (20, 30), (100, 0)] {
+            let options = SearchOptions {
+                limit,
+                offset,
+                sort: Some(sort.to_owned()),
+                ..SearchOptions::default()
+            };
+            let got: Vec<(i64, String)> = db
+                .search_messages("lantern", &options)
+                .expect("search")
+                .into_iter()
+                .map(|h| (h.id, h.snippet))
+                .collect();
+            let expected: Vec<(i64, String)> = db
+                .read(|conn| {
+                    let mut stmt = conn
+                        .prepare(&format!(
+                            "SELECT m.id, snippet(messages_fts, -1, '>>>', '<<<', '...', 40)
+                             FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                             JOIN sessions s ON s.id = m.session_id
+                             WHERE messages_fts MATCH 'lantern' AND (m.active = 1 OR m.compacted = 1)
+                             ORDER BY m.timestamp {direction}, rank LIMIT ?1 OFFSET ?2"
+                        ))
+                        .expect("prepare");
+                    let rows = stmt
+                        .query_map([limit, offset], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .expect("query")
+                        .collect::<Result<Vec<_>, _>>()
+                        .expect("rows");
+                    Ok(rows)
+                })
+                .expect("read");
+            assert_eq!(got, expected, "sort {sort}, limit {limit}, offset {offset}");
+            assert!(!got.is_empty() && got.len() <= limit as usize);
+        }
+    }
+}
