@@ -97,8 +97,21 @@ fn migrate_locked(client: &mut Client, schema: &str) -> Result<Capabilities> {
 /// and the next writable open tries again.
 fn ensure_trigram_index(client: &mut Client, schema: &str) -> bool {
     if trigram_schema(client).ok().flatten().is_none() {
-        // Its own statement: a refusal leaves no transaction to clean up.
-        let _refused = client.batch_execute("CREATE EXTENSION IF NOT EXISTS pg_trgm");
+        // In `public`, never in the store's schema: an extension belongs to
+        // the schema it is created in, so `DROP SCHEMA store CASCADE` would
+        // take it, and every other store's trigram index, with it. Under a
+        // database-wide advisory lock, so two stores opened at once do not
+        // race to create it. A refusal (no rights, no `public`) rolls back
+        // and leaves the store without the index.
+        let created = client.batch_execute(
+            "BEGIN; \
+             SELECT pg_advisory_xact_lock(hashtextextended('hermes-state pg_trgm', 0)); \
+             CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public; \
+             COMMIT",
+        );
+        if created.is_err() {
+            let _ = client.batch_execute("ROLLBACK");
+        }
     }
     let Ok(Some(extension_schema)) = trigram_schema(client) else {
         return false;

@@ -120,3 +120,43 @@ fn an_unreachable_server_is_an_error_not_an_empty_store() {
     let error = PgStore::open(&url).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Unavailable, "{error}");
 }
+
+#[test]
+fn dropping_one_store_never_takes_the_trigram_extension_from_another() {
+    let Some(first) = TestSchema::new("trigram owner") else {
+        return;
+    };
+    let Some(second) = TestSchema::new("trigram neighbour") else {
+        return;
+    };
+    PgStore::open(&first.url).unwrap();
+    let other = PgStore::open(&second.url).unwrap();
+    assert!(other.capabilities().trigram);
+    let mut client = first.client();
+    let home: String = client
+        .query_one(
+            "SELECT n.nspname::TEXT FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
+             WHERE e.extname = 'pg_trgm'",
+            &[],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        home, "public",
+        "the extension must not live in a store's schema"
+    );
+    client
+        .batch_execute(&format!("DROP SCHEMA \"{}\" CASCADE", first.url.schema()))
+        .unwrap();
+    let still: bool = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = $2)",
+            &[&second.url.schema(), &hermes_state_postgres::TRIGRAM_INDEX],
+        )
+        .unwrap()
+        .get(0);
+    assert!(
+        still,
+        "dropping one store removed another store's trigram index"
+    );
+}
