@@ -25,6 +25,7 @@ mod message_edits;
 mod message_reads;
 mod messages;
 mod migrate;
+mod more_ops;
 mod pool;
 mod prune;
 mod rich_listing;

@@ -249,6 +249,19 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn get_handoff_state(&self, session_id: &str) -> Result<Option<HandoffState>>;
     /// `api.md` §2.5.
     fn list_pending_handoffs(&self) -> Result<Vec<Session>>;
+    /// `api.md` §12.2.
+    fn replace_gateway_routing_entries(&self, entries: &[(&str, &str)], scope: &str) -> Result<()>;
+    /// `api.md` §9.2.
+    fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>>;
+    /// `api.md` §10.4.
+    fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<String>>;
+    /// `api.md` §10.4.
+    fn search_sessions_by_id(
+        &self,
+        query: &str,
+        limit: u32,
+        include_archived: bool,
+    ) -> Result<Vec<SessionActivity>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -556,6 +569,28 @@ macro_rules! forward_store {
         }
         fn list_pending_handoffs(&self) -> Result<Vec<Session>> {
             Self::list_pending_handoffs(self).map_err($err)
+        }
+        fn replace_gateway_routing_entries(
+            &self,
+            entries: &[(&str, &str)],
+            scope: &str,
+        ) -> Result<()> {
+            Self::replace_gateway_routing_entries(self, entries.iter().copied(), scope)
+                .map_err($err)
+        }
+        fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>> {
+            Self::get_compression_lineage(self, session_id).map_err($err)
+        }
+        fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<String>> {
+            Self::distinct_session_cwds(self, include_archived).map_err($err)
+        }
+        fn search_sessions_by_id(
+            &self,
+            query: &str,
+            limit: u32,
+            include_archived: bool,
+        ) -> Result<Vec<SessionActivity>> {
+            Self::search_sessions_by_id(self, query, limit, include_archived).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -57,13 +57,13 @@ fn deactivate(b: &Backend, message_id: i64) {
         .unwrap();
 }
 
-fn add(b: &Backend, session: NewSession, started_at: f64) {
+pub(super) fn add(b: &Backend, session: NewSession, started_at: f64) {
     let id = session.id.clone();
     b.store.create_session(&session).unwrap();
     set_started(b, &id, started_at);
 }
 
-fn say(b: &Backend, id: &str, text: &str, at: f64) {
+pub(super) fn say(b: &Backend, id: &str, text: &str, at: f64) {
     b.store
         .append_message(&NewMessage::new(id, "user").content(text).timestamp(at))
         .unwrap();

@@ -16,6 +16,7 @@ mod lineage;
 mod lookups;
 mod message_edits;
 mod message_reads;
+mod more_ops;
 mod moving;
 mod prune;
 mod read_only;

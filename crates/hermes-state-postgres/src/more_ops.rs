@@ -1,0 +1,188 @@
+//! More of the `SessionDb` API on PostgreSQL (issue #13), with the SQLite
+//! backend's rules: replacing a gateway routing scope, the compression
+//! chain through a session, the working directories, finding sessions by
+//! id.
+//!
+//! The branch marker of a compression chain lives in `model_config` JSON
+//! text that may not be valid JSON; candidates come ordered from SQL and the
+//! query crate's [`has_marker`] filters them, as in `lookups`.
+
+use std::collections::HashSet;
+
+use hermes_state_query::lookups::{SessionActivity, has_marker};
+use hermes_state_query::sessions::MAX_LINEAGE_STEPS;
+use postgres::Transaction;
+
+use crate::PgStore;
+use crate::error::{Context, Result};
+use crate::prune::Conditions;
+use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
+use crate::rows::{SESSION_COLUMNS, select_list};
+
+const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = $1";
+
+const UPSERT_ROUTE: &str = "INSERT INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES ($1, $2, $3, $4)
+ON CONFLICT (scope, session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at = excluded.updated_at";
+
+/// Children of `$1`, earliest start first (SQLite orders NULL first);
+/// the branch marker is filtered afterwards.
+const EARLIEST_CHILDREN: &str = "SELECT c.id, c.model_config FROM sessions c
+WHERE c.parent_session_id = $1
+ORDER BY c.started_at ASC NULLS FIRST, c.id ASC";
+
+impl PgStore {
+    /// Replaces the whole routing map of `scope` with `entries`, in one
+    /// transaction: the scope's rows are deleted, then every pair whose key
+    /// and entry are both non-empty is inserted, all with the same
+    /// `updated_at`. Other scopes are untouched; when a key occurs twice,
+    /// the last entry wins.
+    pub fn replace_gateway_routing_entries<K, V>(
+        &self,
+        entries: impl IntoIterator<Item = (K, V)>,
+        scope: &str,
+    ) -> Result<()>
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        const WHAT: &str = "replacing the gateway routing entries";
+        let entries: Vec<(String, String)> = entries
+            .into_iter()
+            .filter(|(key, entry)| !key.as_ref().is_empty() && !entry.as_ref().is_empty())
+            .map(|(key, entry)| (key.as_ref().to_owned(), entry.as_ref().to_owned()))
+            .collect();
+        let updated_at = self.now();
+        self.write(WHAT, |tx| {
+            tx.execute(DELETE_SCOPE_ROUTES, &[&scope]).context(WHAT)?;
+            let insert = tx.prepare(UPSERT_ROUTE).context(WHAT)?;
+            for (key, entry) in &entries {
+                tx.execute(&insert, &[&scope, key, entry, &updated_at])
+                    .context(WHAT)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// `api.md` §9.2: the compression chain through `session_id`, root
+    /// first: up through parents that ended with `compression`, then down
+    /// through the earliest non-branch child of each compression-ended
+    /// session; `[session_id]` outside any chain (an unknown id included).
+    pub fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>> {
+        self.read(|tx| {
+            let mut root = session_id.to_owned();
+            let mut seen = HashSet::from([root.clone()]);
+            for _ in 0..MAX_LINEAGE_STEPS {
+                let Some(parent) = parent_of(tx, &root)? else {
+                    break;
+                };
+                if !ended_with_compression(tx, &parent)? || !seen.insert(parent.clone()) {
+                    break;
+                }
+                root = parent;
+            }
+            let mut chain = vec![root.clone()];
+            let mut seen = HashSet::from([root.clone()]);
+            let mut current = root;
+            for _ in 0..MAX_LINEAGE_STEPS {
+                if !ended_with_compression(tx, &current)? {
+                    break;
+                }
+                let Some(child) = earliest_unbranched_child(tx, &current)? else {
+                    break;
+                };
+                if !seen.insert(child.clone()) {
+                    break;
+                }
+                chain.push(child.clone());
+                current = child;
+            }
+            Ok(chain)
+        })
+    }
+
+    /// `api.md` §10.4: the distinct non-empty working directories, in byte
+    /// order; of archived sessions too with `include_archived`.
+    pub fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<String>> {
+        self.read(|tx| {
+            Ok(tx
+                .query(
+                    "SELECT DISTINCT cwd COLLATE \"C\" AS cwd FROM sessions \
+                     WHERE cwd IS NOT NULL AND cwd <> '' AND ($1 OR archived = 0) \
+                     ORDER BY 1",
+                    &[&include_archived],
+                )
+                .context("listing working directories")?
+                .iter()
+                .map(|row| row.get(0))
+                .collect())
+        })
+    }
+
+    /// `api.md` §10.4: sessions whose id contains `query` (ASCII
+    /// case-insensitive, wildcards literal), newest start first, with
+    /// `last_active`; archived ones only with `include_archived`. Empty for
+    /// an empty query.
+    pub fn search_sessions_by_id(
+        &self,
+        query: &str,
+        limit: u32,
+        include_archived: bool,
+    ) -> Result<Vec<SessionActivity>> {
+        if query.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut conditions = Conditions::default();
+        conditions.push_contains("s.id", query);
+        if !include_archived {
+            conditions.push("s.archived = 0", vec![]);
+        }
+        let limit = i64::from(limit);
+        let sql = format!(
+            "SELECT {columns}, {LAST_ACTIVE} AS last_active FROM sessions s{where_clause}
+             ORDER BY s.started_at DESC NULLS LAST, s.id DESC LIMIT ${n}",
+            columns = select_list("s", &SESSION_COLUMNS),
+            where_clause = conditions.where_clause(),
+            n = conditions.params().len() + 1,
+        );
+        self.read(|tx| {
+            let mut params = conditions.params();
+            params.push(&limit);
+            Ok(tx
+                .query(&sql, &params)
+                .context("searching sessions by id")?
+                .iter()
+                .map(activity_from_row)
+                .collect())
+        })
+    }
+}
+
+fn parent_of(tx: &mut Transaction<'_>, session_id: &str) -> Result<Option<String>> {
+    Ok(tx
+        .query_opt(
+            "SELECT parent_session_id FROM sessions WHERE id = $1",
+            &[&session_id],
+        )
+        .context("reading a parent link")?
+        .and_then(|row| row.get::<_, Option<String>>(0)))
+}
+
+fn ended_with_compression(tx: &mut Transaction<'_>, session_id: &str) -> Result<bool> {
+    let reason: Option<String> = tx
+        .query_opt(
+            "SELECT end_reason FROM sessions WHERE id = $1",
+            &[&session_id],
+        )
+        .context("reading an end reason")?
+        .and_then(|row| row.get(0));
+    Ok(reason.as_deref() == Some("compression"))
+}
+
+fn earliest_unbranched_child(tx: &mut Transaction<'_>, session_id: &str) -> Result<Option<String>> {
+    Ok(tx
+        .query(EARLIEST_CHILDREN, &[&session_id])
+        .context("following a compression chain")?
+        .iter()
+        .find(|row| !has_marker(row.get::<_, Option<&str>>(1), "_branched_from"))
+        .map(|row| row.get(0)))
+}
