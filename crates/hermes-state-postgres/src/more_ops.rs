@@ -1,7 +1,7 @@
 //! More of the `SessionDb` API on PostgreSQL (issue #13), with the SQLite
 //! backend's rules: replacing a gateway routing scope, the compression
 //! chain through a session, the working directories, finding sessions by
-//! id.
+//! id, stamping the newest matching message, archiving idle sessions.
 //!
 //! The branch marker of a compression chain lives in `model_config` JSON
 //! text that may not be valid JSON; candidates come ordered from SQL and the
@@ -11,10 +11,13 @@ use std::collections::HashSet;
 
 use hermes_state_query::lookups::{SessionActivity, has_marker};
 use hermes_state_query::sessions::MAX_LINEAGE_STEPS;
+use hermes_state_types::{Content, stored};
 use postgres::Transaction;
+use serde_json::Value;
 
 use crate::PgStore;
-use crate::error::{Context, Result};
+use crate::content;
+use crate::error::{Context, PgError, Result};
 use crate::prune::Conditions;
 use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
 use crate::rows::{SESSION_COLUMNS, select_list};
@@ -153,6 +156,109 @@ impl PgStore {
                 .iter()
                 .map(activity_from_row)
                 .collect())
+        })
+    }
+}
+
+const SET_LATEST_USER_API_CONTENT: &str = "UPDATE messages SET api_content = $3
+WHERE id = (SELECT id FROM messages WHERE session_id = $1 AND role = 'user' AND active = 1
+            ORDER BY id DESC LIMIT 1)
+  AND content IS NOT DISTINCT FROM $2";
+
+const LATEST_MATCHING: &str = "SELECT id FROM messages
+WHERE session_id = $1 AND role = $2 AND content = $3 AND active = 1 ORDER BY id DESC LIMIT 1";
+
+impl PgStore {
+    /// Sets `api_content` on the session's newest live `user` message, only
+    /// if its stored content is `content` (`api.md` §4.5; `None` matches a
+    /// NULL content); returns the number of rows changed, 0 or 1.
+    pub fn set_latest_user_api_content(
+        &self,
+        session_id: &str,
+        content: Option<&Content>,
+        api_content: &str,
+    ) -> Result<usize> {
+        const WHAT: &str = "setting a message's api_content";
+        let encoded = match content {
+            None => None,
+            // Content PostgreSQL cannot hold (a NUL) is in no row here.
+            Some(c) => match content::to_pg(&stored::encode_content(c), WHAT) {
+                Ok(Some(text)) => Some(text),
+                Ok(None) => None,
+                Err(_) => return Ok(0),
+            },
+        };
+        self.write(WHAT, |tx| {
+            let changed = tx
+                .execute(
+                    SET_LATEST_USER_API_CONTENT,
+                    &[&session_id, &encoded, &api_content],
+                )
+                .context(WHAT)?;
+            Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+        })
+    }
+
+    /// Stamps `display_kind` and `display_metadata` (JSON text when truthy,
+    /// else NULL, replacing what was there) on the newest live message of
+    /// the session with this role and this exact text content (`api.md`
+    /// §4.5); returns whether a row matched. An empty session id, content or
+    /// display kind changes nothing (`false`).
+    pub fn set_latest_matching_message_display_kind(
+        &self,
+        session_id: &str,
+        role: &str,
+        content: &str,
+        display_kind: &str,
+        display_metadata: Option<&Value>,
+    ) -> Result<bool> {
+        const WHAT: &str = "setting a message's display kind";
+        if session_id.is_empty() || content.is_empty() || display_kind.is_empty() {
+            return Ok(false);
+        }
+        // Text PostgreSQL cannot hold (a NUL) is in no row here.
+        let Ok(content) = content::text_to_pg(content, WHAT) else {
+            return Ok(false);
+        };
+        let metadata = stored::encode_json_field(display_metadata);
+        self.write(WHAT, |tx| {
+            let Some(row) = tx
+                .query_opt(LATEST_MATCHING, &[&session_id, &role, &content])
+                .context("finding the matching message")?
+            else {
+                return Ok(false);
+            };
+            let id: i64 = row.get(0);
+            tx.execute(
+                "UPDATE messages SET display_kind = $2, display_metadata = $3 WHERE id = $1",
+                &[&id, &display_kind, &metadata],
+            )
+            .context(WHAT)?;
+            Ok(true)
+        })
+    }
+
+    /// `api.md` §10.4, §11.4: archives every session idle for more than
+    /// `idle_days` (no message and no start since), pinned ones excepted
+    /// with `exclude_pinned`, in one write transaction; returns how many.
+    ///
+    /// Errors: a non-finite `idle_days` is `InvalidInput`.
+    pub fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize> {
+        if !idle_days.is_finite() {
+            return Err(PgError::InvalidInput(format!(
+                "idle_days must be finite, got {idle_days}"
+            )));
+        }
+        let idle_before = self.now() - idle_days * 86_400.0;
+        let sql = format!(
+            "UPDATE sessions s SET archived = 1
+             WHERE s.archived = 0 AND ($2 OR s.pinned = 0) AND {LAST_ACTIVE} < $1"
+        );
+        self.write("archiving stale sessions", |tx| {
+            let changed = tx
+                .execute(&sql, &[&idle_before, &!exclude_pinned])
+                .context("archiving stale sessions")?;
+            Ok(usize::try_from(changed).unwrap_or(usize::MAX))
         })
     }
 }

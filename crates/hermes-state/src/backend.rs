@@ -20,8 +20,11 @@ use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::{CompressionCooldown, HandoffState};
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{
-    AuxiliaryUsage, ConversationMessage, Message, NewMessage, NewSession, Session, TokenUpdate,
+    AuxiliaryUsage, Content, ConversationMessage, Message, NewMessage, NewSession, Session,
+    TokenUpdate,
 };
+
+use serde_json::Value;
 
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
@@ -262,6 +265,24 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         limit: u32,
         include_archived: bool,
     ) -> Result<Vec<SessionActivity>>;
+    /// `api.md` §4.5.
+    fn set_latest_user_api_content(
+        &self,
+        session_id: &str,
+        content: Option<&Content>,
+        api_content: &str,
+    ) -> Result<usize>;
+    /// `api.md` §4.5.
+    fn set_latest_matching_message_display_kind(
+        &self,
+        session_id: &str,
+        role: &str,
+        content: &str,
+        display_kind: &str,
+        display_metadata: Option<&Value>,
+    ) -> Result<bool>;
+    /// `api.md` §10.4, §11.4.
+    fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -591,6 +612,35 @@ macro_rules! forward_store {
             include_archived: bool,
         ) -> Result<Vec<SessionActivity>> {
             Self::search_sessions_by_id(self, query, limit, include_archived).map_err($err)
+        }
+        fn set_latest_user_api_content(
+            &self,
+            session_id: &str,
+            content: Option<&Content>,
+            api_content: &str,
+        ) -> Result<usize> {
+            Self::set_latest_user_api_content(self, session_id, content, api_content).map_err($err)
+        }
+        fn set_latest_matching_message_display_kind(
+            &self,
+            session_id: &str,
+            role: &str,
+            content: &str,
+            display_kind: &str,
+            display_metadata: Option<&Value>,
+        ) -> Result<bool> {
+            Self::set_latest_matching_message_display_kind(
+                self,
+                session_id,
+                role,
+                content,
+                display_kind,
+                display_metadata,
+            )
+            .map_err($err)
+        }
+        fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize> {
+            Self::archive_stale_sessions(self, idle_days, exclude_pinned).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name
