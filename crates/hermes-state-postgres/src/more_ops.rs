@@ -1,7 +1,10 @@
 //! More of the `SessionDb` API on PostgreSQL (issue #13), with the SQLite
 //! backend's rules: replacing a gateway routing scope, the compression
 //! chain through a session, the working directories, finding sessions by
-//! id, stamping the newest matching message, archiving idle sessions.
+//! id, stamping the newest matching message, archiving idle sessions, and
+//! the gateway's peers: recording one, finding a session by origin or by
+//! peer, listing the gateway's sessions. SQLite's `LOWER` folds ASCII only,
+//! so source comparisons fold with `translate` as the listings do.
 //!
 //! The branch marker of a compression chain lives in `model_config` JSON
 //! text that may not be valid JSON; candidates come ordered from SQL and the
@@ -9,18 +12,18 @@
 
 use std::collections::HashSet;
 
-use hermes_state_query::lookups::{SessionActivity, has_marker};
+use hermes_state_query::lookups::{PeerLookup, SessionActivity, has_marker};
 use hermes_state_query::sessions::MAX_LINEAGE_STEPS;
-use hermes_state_types::{Content, stored};
+use hermes_state_types::{Content, Session, stored};
 use postgres::Transaction;
 use serde_json::Value;
 
 use crate::PgStore;
 use crate::content;
 use crate::error::{Context, PgError, Result};
-use crate::prune::Conditions;
+use crate::prune::{Conditions, fold_ascii};
 use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
-use crate::rows::{SESSION_COLUMNS, select_list};
+use crate::rows::{SESSION_COLUMNS, select_list, session_from_row};
 
 const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = $1";
 
@@ -259,6 +262,200 @@ impl PgStore {
                 .execute(&sql, &[&idle_before, &!exclude_pinned])
                 .context("archiving stale sessions")?;
             Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+        })
+    }
+}
+
+/// Live or ended only by a cleanup, with messages: a gateway session a peer
+/// may resume (`api.md` §12.2).
+const RECOVERABLE: &str =
+    "(s.ended_at IS NULL OR s.end_reason IN ('agent_close', 'ws_orphan_reap'))
+    AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)";
+
+impl PgStore {
+    /// Records who a gateway session talks to (`api.md` §2.5): sets
+    /// `session_key`, `source`, `user_id`, `chat_id`, `chat_type` and
+    /// `thread_id` from `peer` (a `None` overwrites with NULL), and
+    /// `display_name` / `origin_json` only when given. A no-op unless both
+    /// the id and the session key are non-empty. (`SessionDb` takes the same
+    /// fields as one `GatewayPeer`, a type of the facade crate.)
+    pub fn record_gateway_session_peer(
+        &self,
+        session_id: &str,
+        peer: &PeerLookup,
+        display_name: Option<&str>,
+        origin_json: Option<&str>,
+    ) -> Result<()> {
+        let key = peer.session_key.as_deref().unwrap_or_default();
+        if session_id.is_empty() || key.is_empty() {
+            return Ok(());
+        }
+        self.write("recording a gateway peer", |tx| {
+            tx.execute(
+                "UPDATE sessions SET session_key = $1, source = $2, user_id = $3, chat_id = $4,
+                   chat_type = $5, thread_id = $6,
+                   display_name = CASE WHEN $7 THEN $8 ELSE display_name END,
+                   origin_json = CASE WHEN $9 THEN $10 ELSE origin_json END
+                 WHERE id = $11",
+                &[
+                    &key,
+                    &peer.source,
+                    &peer.user_id,
+                    &peer.chat_id,
+                    &peer.chat_type,
+                    &peer.thread_id,
+                    &display_name.is_some(),
+                    &display_name,
+                    &origin_json.is_some(),
+                    &origin_json,
+                    &session_id,
+                ],
+            )
+            .context("recording a gateway peer")?;
+            Ok(())
+        })
+    }
+
+    /// `api.md` §12.2: the newest live gateway session of a chat (and
+    /// thread, when given; a missing thread matches `""`), of `platform`
+    /// (ASCII case-insensitive), preferring `user_id`'s; `None` when the
+    /// chat's live sessions belong to several users and none is the given
+    /// one, and for an empty platform or chat.
+    pub fn find_session_by_origin(
+        &self,
+        platform: &str,
+        chat_id: &str,
+        thread_id: Option<&str>,
+        user_id: Option<&str>,
+    ) -> Result<Option<String>> {
+        if platform.is_empty() || chat_id.is_empty() {
+            return Ok(None);
+        }
+        let sql = format!(
+            "SELECT id, COALESCE(user_id, '') FROM sessions
+             WHERE {source} = {platform} AND session_key IS NOT NULL
+               AND chat_id = $2 AND ended_at IS NULL
+               AND ($3::text IS NULL OR COALESCE(thread_id, '') = $3)
+             ORDER BY started_at DESC NULLS LAST, id DESC",
+            source = fold_ascii("source"),
+            platform = fold_ascii("$1"),
+        );
+        let rows: Vec<(String, String)> = self.read(|tx| {
+            Ok(tx
+                .query(&sql, &[&platform, &chat_id, &thread_id])
+                .context("finding a session by origin")?
+                .iter()
+                .map(|row| (row.get(0), row.get(1)))
+                .collect())
+        })?;
+        let Some((newest, _)) = rows.first() else {
+            return Ok(None);
+        };
+        match user_id.filter(|u| !u.is_empty()) {
+            Some(user) => {
+                if let Some((id, _)) = rows.iter().find(|(_, u)| u == user) {
+                    return Ok(Some(id.clone()));
+                }
+                if rows.len() > 1 {
+                    return Ok(None);
+                }
+            }
+            None => {
+                let users: HashSet<&str> = rows
+                    .iter()
+                    .map(|(_, u)| u.trim())
+                    .filter(|u| !u.is_empty())
+                    .collect();
+                if users.len() > 1 {
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some(newest.clone()))
+    }
+
+    /// `api.md` §12.2: the newest recoverable session of a gateway peer
+    /// (live, or ended by `agent_close` / `ws_orphan_reap`, with messages),
+    /// by its session key, else (when the peer names its chat and chat type)
+    /// by its whole peer tuple; `None` without a key.
+    pub fn find_latest_gateway_session_for_peer(
+        &self,
+        peer: &PeerLookup,
+    ) -> Result<Option<Session>> {
+        let Some(key) = peer.session_key.as_deref().filter(|k| !k.is_empty()) else {
+            return Ok(None);
+        };
+        let columns = select_list("s", &SESSION_COLUMNS);
+        let by_key = format!(
+            "SELECT {columns} FROM sessions s
+             WHERE s.session_key = $1 AND s.source = $2 AND {RECOVERABLE}
+             ORDER BY s.started_at DESC NULLS LAST, s.id DESC LIMIT 1"
+        );
+        let by_peer = format!(
+            "SELECT {columns} FROM sessions s WHERE s.source = $1
+               AND COALESCE(s.user_id, '') = COALESCE($2::text, '')
+               AND COALESCE(s.chat_id, '') = COALESCE($3::text, '')
+               AND COALESCE(s.chat_type, '') = COALESCE($4::text, '')
+               AND COALESCE(s.thread_id, '') = COALESCE($5::text, '')
+               AND {RECOVERABLE}
+             ORDER BY s.started_at DESC NULLS LAST, s.id DESC LIMIT 1"
+        );
+        self.read(|tx| {
+            if let Some(row) = tx
+                .query_opt(&by_key, &[&key, &peer.source])
+                .context("finding a gateway session")?
+            {
+                return Ok(Some(session_from_row(&row)));
+            }
+            if peer.chat_id.is_none() || peer.chat_type.is_none() {
+                return Ok(None);
+            }
+            Ok(tx
+                .query_opt(
+                    &by_peer,
+                    &[
+                        &peer.source,
+                        &peer.user_id,
+                        &peer.chat_id,
+                        &peer.chat_type,
+                        &peer.thread_id,
+                    ],
+                )
+                .context("finding a gateway session")?
+                .as_ref()
+                .map(session_from_row))
+        })
+    }
+
+    /// `api.md` §12.2: the newest session of each gateway `session_key`,
+    /// with `last_active`, most recently active first; of one platform
+    /// (ASCII case-insensitive) when given and non-empty; live ones only
+    /// with `active_only`.
+    pub fn list_gateway_sessions(
+        &self,
+        platform: Option<&str>,
+        active_only: bool,
+    ) -> Result<Vec<SessionActivity>> {
+        let platform = platform.filter(|p| !p.is_empty());
+        let sql = format!(
+            "SELECT {columns}, {LAST_ACTIVE} AS last_active FROM sessions s
+             WHERE s.session_key IS NOT NULL
+               AND s.started_at = (SELECT MAX(s2.started_at) FROM sessions s2
+                                   WHERE s2.session_key = s.session_key)
+               AND ($1::text IS NULL OR {source} = {platform})
+               AND (NOT $2 OR s.ended_at IS NULL)
+             ORDER BY last_active DESC NULLS LAST, s.id DESC",
+            columns = select_list("s", &SESSION_COLUMNS),
+            source = fold_ascii("s.source"),
+            platform = fold_ascii("$1"),
+        );
+        self.read(|tx| {
+            Ok(tx
+                .query(&sql, &[&platform, &active_only])
+                .context("listing gateway sessions")?
+                .iter()
+                .map(activity_from_row)
+                .collect())
         })
     }
 }

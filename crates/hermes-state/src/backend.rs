@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use hermes_state_query::MessagePage;
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
-use hermes_state_query::lookups::SessionActivity;
+use hermes_state_query::lookups::{PeerLookup, SessionActivity};
 use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, RewindResult};
 use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::rich_listing::{RichListOptions, RichSession};
@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
+use crate::session_updates::GatewayPeer;
 
 /// The `state_meta` key a moved store's old copy carries: where the store
 /// moved (a URL without credentials, or `sqlite:PATH`). Readers of the old
@@ -283,6 +284,24 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ) -> Result<bool>;
     /// `api.md` §10.4, §11.4.
     fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize>;
+    /// `api.md` §2.5.
+    fn record_gateway_session_peer(&self, session_id: &str, peer: &GatewayPeer) -> Result<()>;
+    /// `api.md` §12.2.
+    fn find_session_by_origin(
+        &self,
+        platform: &str,
+        chat_id: &str,
+        thread_id: Option<&str>,
+        user_id: Option<&str>,
+    ) -> Result<Option<String>>;
+    /// `api.md` §12.2.
+    fn find_latest_gateway_session_for_peer(&self, peer: &PeerLookup) -> Result<Option<Session>>;
+    /// `api.md` §12.2.
+    fn list_gateway_sessions(
+        &self,
+        platform: Option<&str>,
+        active_only: bool,
+    ) -> Result<Vec<SessionActivity>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -642,6 +661,28 @@ macro_rules! forward_store {
         fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize> {
             Self::archive_stale_sessions(self, idle_days, exclude_pinned).map_err($err)
         }
+        fn find_session_by_origin(
+            &self,
+            platform: &str,
+            chat_id: &str,
+            thread_id: Option<&str>,
+            user_id: Option<&str>,
+        ) -> Result<Option<String>> {
+            Self::find_session_by_origin(self, platform, chat_id, thread_id, user_id).map_err($err)
+        }
+        fn find_latest_gateway_session_for_peer(
+            &self,
+            peer: &PeerLookup,
+        ) -> Result<Option<Session>> {
+            Self::find_latest_gateway_session_for_peer(self, peer).map_err($err)
+        }
+        fn list_gateway_sessions(
+            &self,
+            platform: Option<&str>,
+            active_only: bool,
+        ) -> Result<Vec<SessionActivity>> {
+            Self::list_gateway_sessions(self, platform, active_only).map_err($err)
+        }
         fn backend_name(&self) -> &'static str {
             $name
         }
@@ -651,6 +692,10 @@ macro_rules! forward_store {
 impl SessionStore for SessionDb {
     forward_store!("sqlite", std::convert::identity);
 
+    fn record_gateway_session_peer(&self, session_id: &str, peer: &GatewayPeer) -> Result<()> {
+        Self::record_gateway_session_peer(self, session_id, peer)
+    }
+
     fn as_sqlite(&self) -> Option<&SessionDb> {
         Some(self)
     }
@@ -659,6 +704,26 @@ impl SessionStore for SessionDb {
 #[cfg(feature = "postgres")]
 impl SessionStore for hermes_state_postgres::PgStore {
     forward_store!("postgres", Error::from);
+
+    /// `GatewayPeer` is the facade's type: its fields go over one by one.
+    fn record_gateway_session_peer(&self, session_id: &str, peer: &GatewayPeer) -> Result<()> {
+        let lookup = PeerLookup {
+            source: peer.source.clone(),
+            session_key: Some(peer.session_key.clone()),
+            user_id: peer.user_id.clone(),
+            chat_id: peer.chat_id.clone(),
+            chat_type: peer.chat_type.clone(),
+            thread_id: peer.thread_id.clone(),
+        };
+        Self::record_gateway_session_peer(
+            self,
+            session_id,
+            &lookup,
+            peer.display_name.as_deref(),
+            peer.origin_json.as_deref(),
+        )
+        .map_err(Error::from)
+    }
 }
 
 /// Where a store lives, as a database URL names it.

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hermes_state::{Content, ErrorKind, NewMessage, NewSession};
+use hermes_state::{Content, ErrorKind, GatewayPeer, NewMessage, NewSession, PeerLookup};
 use serde_json::json;
 
 use super::backends;
@@ -352,5 +352,266 @@ fn idle_sessions_are_archived_pinned_ones_only_when_asked_alike() {
             let error = s.archive_stale_sessions(bad, true).unwrap_err();
             assert_eq!(error.kind(), ErrorKind::InvalidInput, "{n}");
         }
+    }
+}
+
+fn gateway(
+    id: &str,
+    source: &str,
+    key: Option<&str>,
+    chat: &str,
+    user: Option<&str>,
+) -> NewSession {
+    let mut session = NewSession::new(id, source);
+    session.session_key = key.map(String::from);
+    session.chat_id = Some(chat.into());
+    session.user_id = user.map(String::from);
+    session
+}
+
+#[test]
+fn a_gateway_peer_is_recorded_overwriting_the_tuple_and_keeping_absent_extras_alike() {
+    for b in backends("record gateway peer") {
+        let s = &b.store;
+        let n = b.name();
+        add(&b, NewSession::new("g", "cli"), 1.0);
+        let mut peer = GatewayPeer {
+            source: "telegram".into(),
+            session_key: "agent:main:telegram:dm:42".into(),
+            user_id: Some("42".into()),
+            chat_id: Some("c42".into()),
+            chat_type: Some("dm".into()),
+            thread_id: Some("t1".into()),
+            display_name: Some("Ann".into()),
+            origin_json: Some(r#"{"platform": "telegram"}"#.into()),
+        };
+        s.record_gateway_session_peer("g", &peer).unwrap();
+        let row = s.get_session("g").unwrap().unwrap();
+        assert_eq!(
+            (
+                row.source.as_str(),
+                row.session_key.as_deref(),
+                row.user_id.as_deref(),
+                row.chat_id.as_deref(),
+                row.chat_type.as_deref(),
+                row.thread_id.as_deref(),
+                row.display_name.as_deref(),
+                row.origin_json.as_deref(),
+            ),
+            (
+                "telegram",
+                Some("agent:main:telegram:dm:42"),
+                Some("42"),
+                Some("c42"),
+                Some("dm"),
+                Some("t1"),
+                Some("Ann"),
+                Some(r#"{"platform": "telegram"}"#)
+            ),
+            "{n}"
+        );
+        peer.thread_id = None;
+        peer.user_id = None;
+        peer.display_name = None;
+        peer.origin_json = None;
+        s.record_gateway_session_peer("g", &peer).unwrap();
+        let row = s.get_session("g").unwrap().unwrap();
+        assert_eq!((row.user_id, row.thread_id), (None, None), "{n}");
+        assert_eq!(row.display_name.as_deref(), Some("Ann"), "{n}");
+        assert!(row.origin_json.is_some(), "{n}");
+        // Without a key or an id nothing is written.
+        peer.session_key = String::new();
+        peer.source = "discord".into();
+        s.record_gateway_session_peer("g", &peer).unwrap();
+        s.record_gateway_session_peer("", &peer).unwrap();
+        let row = s.get_session("g").unwrap().unwrap();
+        assert_eq!(row.source, "telegram", "{n}");
+        // An unknown session is no error.
+        peer.session_key = "k".into();
+        s.record_gateway_session_peer("nobody", &peer).unwrap();
+    }
+}
+
+#[test]
+fn a_session_is_found_by_origin_preferring_the_user_and_refusing_ambiguity_alike() {
+    for b in backends("find session by origin") {
+        let s = &b.store;
+        let n = b.name();
+        add(
+            &b,
+            gateway("g1", "telegram", Some("k1"), "c1", Some("u1")),
+            1.0,
+        );
+        add(
+            &b,
+            gateway("g2", "Telegram", Some("k2"), "c1", Some("u2")),
+            2.0,
+        );
+        let mut ended = gateway("g3", "telegram", Some("k3"), "c1", Some("u1"));
+        ended.thread_id = Some("t1".into());
+        add(&b, ended, 3.0);
+        s.end_session("g3", "user_exit").unwrap();
+        add(
+            &b,
+            gateway("keyless", "telegram", None, "c1", Some("u1")),
+            4.0,
+        );
+        add(
+            &b,
+            gateway("g4", "telegram", Some("k4"), "c2", Some("u3")),
+            5.0,
+        );
+        let find = |platform: &str, chat: &str, thread: Option<&str>, user: Option<&str>| {
+            s.find_session_by_origin(platform, chat, thread, user)
+                .unwrap()
+        };
+        assert_eq!(
+            find("TELEGRAM", "c1", None, Some("u1")).as_deref(),
+            Some("g1"),
+            "{n}"
+        );
+        assert_eq!(
+            find("telegram", "c1", None, Some("u2")).as_deref(),
+            Some("g2"),
+            "{n}"
+        );
+        assert_eq!(find("telegram", "c1", None, Some("u9")), None, "{n}");
+        assert_eq!(find("telegram", "c1", None, None), None, "{n}: two users");
+        assert_eq!(
+            find("telegram", "c2", None, None).as_deref(),
+            Some("g4"),
+            "{n}"
+        );
+        assert_eq!(
+            find("telegram", "c2", None, Some("zz")).as_deref(),
+            Some("g4"),
+            "{n}"
+        );
+        assert_eq!(
+            find("telegram", "c2", Some(""), None).as_deref(),
+            Some("g4"),
+            "{n}"
+        );
+        assert_eq!(find("telegram", "c2", Some("t"), None), None, "{n}");
+        assert_eq!(
+            find("telegram", "c1", Some("t1"), None),
+            None,
+            "{n}: g3 ended"
+        );
+        assert_eq!(find("", "c1", None, None), None, "{n}");
+        assert_eq!(find("telegram", "", None, None), None, "{n}");
+        assert_eq!(find("discord", "c1", None, None), None, "{n}");
+    }
+}
+
+#[test]
+fn the_latest_recoverable_session_of_a_peer_is_found_by_key_then_by_peer_alike() {
+    for b in backends("find latest gateway session for peer") {
+        let s = &b.store;
+        let n = b.name();
+        let dm = |id: &str, key: &str| {
+            let mut session = gateway(id, "discord", Some(key), "c", Some("u"));
+            session.chat_type = Some("dm".into());
+            session
+        };
+        add(&b, dm("p1", "K"), 1.0);
+        say(&b, "p1", "hi", 1.5);
+        add(&b, dm("p2", "K"), 2.0);
+        add(&b, dm("p3", "K"), 3.0);
+        say(&b, "p3", "hi", 3.5);
+        s.end_session("p3", "user_exit").unwrap();
+        add(&b, dm("p4", "K2"), 4.0);
+        say(&b, "p4", "hi", 4.5);
+        s.end_session("p4", "agent_close").unwrap();
+        let found = |peer: PeerLookup| {
+            s.find_latest_gateway_session_for_peer(&peer)
+                .unwrap()
+                .map(|session| session.id)
+        };
+        let peer = |key: Option<&str>| PeerLookup {
+            source: "discord".into(),
+            session_key: key.map(String::from),
+            user_id: Some("u".into()),
+            chat_id: Some("c".into()),
+            chat_type: Some("dm".into()),
+            thread_id: None,
+        };
+        assert_eq!(found(peer(Some("K"))).as_deref(), Some("p1"), "{n}");
+        assert_eq!(found(peer(Some("K2"))).as_deref(), Some("p4"), "{n}");
+        assert_eq!(
+            found(peer(Some("unknown"))).as_deref(),
+            Some("p4"),
+            "{n}: by the whole peer"
+        );
+        assert_eq!(
+            found(PeerLookup {
+                chat_type: None,
+                ..peer(Some("unknown"))
+            }),
+            None,
+            "{n}"
+        );
+        assert_eq!(
+            found(PeerLookup {
+                thread_id: Some("t".into()),
+                ..peer(Some("unknown"))
+            }),
+            None,
+            "{n}"
+        );
+        assert_eq!(found(peer(None)), None, "{n}");
+        assert_eq!(found(peer(Some(""))), None, "{n}");
+        assert_eq!(
+            found(PeerLookup {
+                source: "Discord".into(),
+                ..peer(Some("K"))
+            }),
+            None,
+            "{n}: the source matches exactly"
+        );
+    }
+}
+
+#[test]
+fn gateway_sessions_list_the_newest_row_per_key_most_recent_first_alike() {
+    for b in backends("list gateway sessions") {
+        let s = &b.store;
+        let n = b.name();
+        add(&b, gateway("a-old", "telegram", Some("A"), "c", None), 1.0);
+        add(&b, gateway("a-new", "telegram", Some("A"), "c", None), 2.0);
+        s.end_session("a-new", "user_exit").unwrap();
+        add(&b, gateway("b", "Discord", Some("B"), "c", None), 3.0);
+        say(&b, "b", "hi", 10.0);
+        add(&b, gateway("c", "telegram", Some("C"), "c", None), 5.0);
+        add(&b, NewSession::new("cli", "cli"), 20.0);
+        let listed = |platform: Option<&str>, active_only: bool| -> Vec<(String, f64)> {
+            s.list_gateway_sessions(platform, active_only)
+                .unwrap()
+                .into_iter()
+                .map(|row| (row.session.id, row.last_active))
+                .collect()
+        };
+        let all = vec![
+            ("b".to_owned(), 10.0),
+            ("c".to_owned(), 5.0),
+            ("a-new".to_owned(), 2.0),
+        ];
+        assert_eq!(listed(None, false), all, "{n}");
+        assert_eq!(listed(Some(""), false), all, "{n}");
+        assert_eq!(
+            listed(Some("DISCORD"), false),
+            vec![("b".to_owned(), 10.0)],
+            "{n}"
+        );
+        assert_eq!(
+            listed(Some("telegram"), true),
+            vec![("c".to_owned(), 5.0)],
+            "{n}"
+        );
+        assert_eq!(
+            listed(None, true),
+            vec![("b".to_owned(), 10.0), ("c".to_owned(), 5.0)],
+            "{n}"
+        );
     }
 }
