@@ -312,18 +312,7 @@ fn verify_table(
         };
         for (index, (value, column)) in row.into_iter().zip(columns).enumerate() {
             let want = expected(value, column.kind);
-            let got = match column.kind {
-                ColumnKind::Integer => copied
-                    .get::<_, Option<i64>>(index)
-                    .map_or(StoredValue::Null, StoredValue::Integer),
-                ColumnKind::Real => copied
-                    .get::<_, Option<f64>>(index)
-                    .map_or(StoredValue::Null, StoredValue::Real),
-                ColumnKind::Text => copied
-                    .get::<_, Option<String>>(index)
-                    .map_or(StoredValue::Null, StoredValue::Text),
-                ColumnKind::Content => content::from_pg(copied.get(index)),
-            };
+            let got = cell(&copied, index, column.kind);
             let same = match (&want, &got) {
                 (StoredValue::Real(a), StoredValue::Real(b)) => {
                     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
@@ -346,6 +335,22 @@ fn verify_table(
         )));
     }
     Ok(())
+}
+
+/// One value of a target row, in SQLite's storage classes.
+fn cell(row: &postgres::Row, index: usize, kind: ColumnKind) -> StoredValue {
+    match kind {
+        ColumnKind::Integer => row
+            .get::<_, Option<i64>>(index)
+            .map_or(StoredValue::Null, StoredValue::Integer),
+        ColumnKind::Real => row
+            .get::<_, Option<f64>>(index)
+            .map_or(StoredValue::Null, StoredValue::Real),
+        ColumnKind::Text => row
+            .get::<_, Option<String>>(index)
+            .map_or(StoredValue::Null, StoredValue::Text),
+        ColumnKind::Content => content::from_pg(row.get(index)),
+    }
 }
 
 fn describe_key(row: &[StoredValue]) -> String {
@@ -429,18 +434,7 @@ impl RowSource for PgRows<'_, '_> {
             let values = picked
                 .iter()
                 .enumerate()
-                .map(|(index, column)| match column.kind {
-                    ColumnKind::Integer => row
-                        .get::<_, Option<i64>>(index)
-                        .map_or(StoredValue::Null, StoredValue::Integer),
-                    ColumnKind::Real => row
-                        .get::<_, Option<f64>>(index)
-                        .map_or(StoredValue::Null, StoredValue::Real),
-                    ColumnKind::Text => row
-                        .get::<_, Option<String>>(index)
-                        .map_or(StoredValue::Null, StoredValue::Text),
-                    ColumnKind::Content => content::from_pg(row.get(index)),
-                })
+                .map(|(index, column)| cell(&row, index, column.kind))
                 .collect();
             sink(values)?;
         }

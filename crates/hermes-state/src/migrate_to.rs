@@ -11,6 +11,7 @@
 
 use hermes_state_postgres::copy::{CopyReport, RowSource};
 use hermes_state_postgres::{PgError, PgStore, StoreUrl};
+use hermes_state_query::values::sql_value;
 use hermes_state_types::stored::StoredValue;
 use rusqlite::Connection;
 use rusqlite::types::ValueRef;
@@ -214,10 +215,10 @@ fn load_sqlite(
                 && let StoredValue::Text(parent) =
                     std::mem::replace(&mut row[at], StoredValue::Null)
             {
-                links.push((row[0].clone(), parent));
+                links.push((sql_value(row[0].clone()), parent));
             }
             insert
-                .execute(rusqlite::params_from_iter(row.iter().map(sql_value)))
+                .execute(rusqlite::params_from_iter(row.into_iter().map(sql_value)))
                 .map_err(|e| failed(&format!("copying a {table} row"), e))?;
             count += 1;
             Ok(())
@@ -225,7 +226,7 @@ fn load_sqlite(
         for (id, parent) in links {
             conn.execute(
                 "UPDATE sessions SET parent_session_id = ?2 WHERE id = ?1",
-                rusqlite::params![sql_value(&id), parent],
+                rusqlite::params![id, parent],
             )
             .map_err(|e| failed("linking sessions to their parents", e))?;
         }
@@ -280,17 +281,6 @@ fn sqlite_columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String
         "SELECT name FROM pragma_table_info('{table}') ORDER BY cid"
     ))?;
     stmt.query_map([], |row| row.get(0))?.collect()
-}
-
-fn sql_value(value: &StoredValue) -> rusqlite::types::Value {
-    use rusqlite::types::Value;
-    match value {
-        StoredValue::Null => Value::Null,
-        StoredValue::Integer(i) => Value::Integer(*i),
-        StoredValue::Real(f) => Value::Real(*f),
-        StoredValue::Text(t) => Value::Text(t.clone()),
-        StoredValue::Blob(b) => Value::Blob(b.clone()),
-    }
 }
 
 fn stored_value(value: ValueRef<'_>) -> StoredValue {
