@@ -323,7 +323,7 @@ pub fn schema_cookie(conn: &Connection) -> Result<i64, QueryError> {
 
 /// `SELECT version FROM schema_version LIMIT 1` of the main database, `None`
 /// when the table or its row is missing.
-fn schema_version(conn: &Connection) -> Result<Option<i64>, QueryError> {
+pub(crate) fn schema_version(conn: &Connection) -> Result<Option<i64>, QueryError> {
     if main_columns(conn, "schema_version")?.is_empty() {
         return Ok(None);
     }

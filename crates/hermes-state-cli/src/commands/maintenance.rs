@@ -142,6 +142,7 @@ fn doctor_json(path: Option<&str>, report: &DoctorReport) -> Value {
             .map(|d| json!({"title": d.title, "holders": d.holders}))
             .collect::<Vec<_>>(),
         "title_index_missing": report.title_index_missing,
+        "awaited": report.awaited,
         "notes": report.notes.iter()
             .map(|n| json!({"kind": note_kind(n), "text": render::doctor::note_text(n)}))
             .collect::<Vec<_>>(),

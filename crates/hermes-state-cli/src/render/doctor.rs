@@ -62,6 +62,13 @@ pub fn doctor_text(report: &DoctorReport) -> String {
     for missing in &report.fts_missing {
         let _ = writeln!(f, "missing FTS object: {missing}");
     }
+    if !report.awaited.is_empty() {
+        let _ = writeln!(
+            f,
+            "note: older schema, not damage: its upgrade to v23 (`hermes-state migrate`, or the first write) adds {}",
+            report.awaited.join(", ")
+        );
+    }
     for check in &report.fts {
         let _ = writeln!(f, "{}: {}", check.table, check_text(&check.check));
     }

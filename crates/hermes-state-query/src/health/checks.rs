@@ -28,12 +28,15 @@ pub fn read_checks(conn: &Connection) -> Result<DoctorReport> {
         duplicate_titles: duplicate_titles(conn)?,
         title_index_missing: title_index_missing(conn)?,
         notes: fts_notes(conn)?,
+        awaited: awaited_objects(conn)?,
     })
 }
 
-/// `idx_sessions_title_unique` does not exist.
+/// `idx_sessions_title_unique` does not exist in a file whose version has
+/// it (v4 on; an older file awaits it: [`awaited_objects`]).
 pub fn title_index_missing(conn: &Connection) -> Result<bool> {
-    Ok(!object_exists(conn, "index", "idx_sessions_title_unique")?)
+    Ok(checked_version(conn)? >= TITLE_INDEX_SINCE
+        && !object_exists(conn, "index", "idx_sessions_title_unique")?)
 }
 
 /// Whether the main database has an object of this type and name.
@@ -71,16 +74,50 @@ pub fn integrity(conn: &Connection) -> Result<Vec<String>> {
         .map_err(Into::into)
 }
 
-/// The FTS objects the file's layout needs that are missing, as
-/// `"<type> <name>"` (the optional CJK index is not needed).
-pub fn missing_fts_objects(conn: &Connection) -> Result<Vec<String>> {
-    let legacy = legacy_fts_layout(conn)?;
-    let mut wanted: Vec<(&str, &str)> =
-        vec![("table", "messages_fts"), ("table", "messages_fts_trigram")];
-    if !legacy {
-        wanted.push(("view", "messages_fts_trigram_src"));
+/// The schema version whose upgrade step added the trigram index and its
+/// triggers (`migrations.md` §1.5, the v10 build).
+const TRIGRAM_SINCE: i64 = 10;
+/// The schema version that added `idx_sessions_title_unique` (§1.3).
+const TITLE_INDEX_SINCE: i64 = 4;
+/// The version this build writes; the objects of a file below it that its
+/// upgrade adds are awaited, not missing.
+const CURRENT: i64 = 23;
+
+/// The objects a file at `version` with this FTS layout has by design, as
+/// (`type`, `name`): the base FTS table and its triggers always, the trigram
+/// table and its triggers from v10, the trigram view in the v23 layout, the
+/// unique title index from v4 (the optional CJK index is never needed).
+fn wanted_objects(legacy: bool, version: i64) -> Vec<(&'static str, &'static str)> {
+    let trigram = |name: &&&str| name.starts_with("messages_fts_trigram");
+    let mut wanted = vec![("table", "messages_fts")];
+    let triggers = names::FTS_TRIGGERS.iter();
+    wanted.extend(
+        triggers
+            .clone()
+            .filter(|n| !trigram(n))
+            .map(|n| ("trigger", *n)),
+    );
+    if version >= TRIGRAM_SINCE {
+        wanted.push(("table", "messages_fts_trigram"));
+        if !legacy {
+            wanted.push(("view", "messages_fts_trigram_src"));
+        }
+        wanted.extend(triggers.filter(trigram).map(|n| ("trigger", *n)));
     }
-    wanted.extend(names::FTS_TRIGGERS.iter().map(|name| ("trigger", *name)));
+    if version >= TITLE_INDEX_SINCE {
+        wanted.push(("index", "idx_sessions_title_unique"));
+    }
+    wanted
+}
+
+/// The file's schema version for these checks: a file without a readable
+/// number is held to the current layout.
+fn checked_version(conn: &Connection) -> Result<i64> {
+    Ok(crate::compat::schema_version(conn)?.map_or(CURRENT, |v| v.min(CURRENT)))
+}
+
+/// The wanted objects of `wanted` that the file lacks, as `"<type> <name>"`.
+fn absent(conn: &Connection, wanted: &[(&str, &str)]) -> Result<Vec<String>> {
     let mut missing = Vec::new();
     for (kind, name) in wanted {
         if !object_exists(conn, kind, name)? {
@@ -88,6 +125,36 @@ pub fn missing_fts_objects(conn: &Connection) -> Result<Vec<String>> {
         }
     }
     Ok(missing)
+}
+
+/// The FTS objects the file's layout and schema version need that are
+/// missing, as `"<type> <name>"` (the optional CJK index is not needed; the
+/// objects a later version added are not needed by an older file:
+/// [`awaited_objects`] lists them).
+pub fn missing_fts_objects(conn: &Connection) -> Result<Vec<String>> {
+    let wanted = wanted_objects(legacy_fts_layout(conn)?, checked_version(conn)?);
+    let fts: Vec<_> = wanted
+        .into_iter()
+        .filter(|(kind, _)| *kind != "index")
+        .collect();
+    absent(conn, &fts)
+}
+
+/// The objects of the current layout that a file below the current version
+/// lacks because its version predates them (its upgrade, `migrate` or the
+/// first write, adds them): not damage. Empty at the current version.
+pub fn awaited_objects(conn: &Connection) -> Result<Vec<String>> {
+    let version = checked_version(conn)?;
+    if version >= CURRENT {
+        return Ok(Vec::new());
+    }
+    let legacy = legacy_fts_layout(conn)?;
+    let has = wanted_objects(legacy, version);
+    let later: Vec<_> = wanted_objects(legacy, CURRENT)
+        .into_iter()
+        .filter(|object| !has.contains(object))
+        .collect();
+    absent(conn, &later)
 }
 
 fn meta_int(conn: &Connection, key: &str) -> Result<Option<i64>> {

@@ -16,8 +16,8 @@ mod checks;
 use serde::Serialize;
 
 pub use checks::{
-    counter_mismatches, dangling_parents, duplicate_titles, fts_notes, integrity, lineage_cycles,
-    missing_fts_objects, orphaned_messages, read_checks, title_index_missing,
+    awaited_objects, counter_mismatches, dangling_parents, duplicate_titles, fts_notes, integrity,
+    lineage_cycles, missing_fts_objects, orphaned_messages, read_checks, title_index_missing,
 };
 
 /// How one FTS table fared.
@@ -151,6 +151,10 @@ pub struct DoctorReport {
     pub title_index_missing: bool,
     /// Informational facts (not counted as problems).
     pub notes: Vec<FtsNote>,
+    /// Objects of the current layout that this file lacks because its
+    /// schema version predates them, as `"<type> <name>"`: its upgrade
+    /// (`migrate`, or the first write) adds them. Not problems.
+    pub awaited: Vec<String>,
 }
 
 impl DoctorReport {

@@ -458,3 +458,82 @@ fn a_legacy_layout_is_checked_and_rebuilt_in_place() {
     assert_eq!(fts_match(&db, "needle"), vec![needle_id(&db)]);
     assert_eq!(messages_digest(&db), before);
 }
+
+/// The trigram objects v10 added (`migrations.md` §1.5).
+const TRIGRAM_OBJECTS: [&str; 4] = [
+    "table messages_fts_trigram",
+    "trigger messages_fts_trigram_insert",
+    "trigger messages_fts_trigram_delete",
+    "trigger messages_fts_trigram_update",
+];
+
+/// A historical file read as it is: the objects its version predates are
+/// awaited (its upgrade adds them), not missing, and the file is healthy.
+#[test]
+fn an_older_file_read_as_it_is_awaits_the_objects_of_later_versions() {
+    use xtask::fixtures::all_shapes;
+    use xtask::fixtures::{Shape, write_fixture};
+    let title_index = "index idx_sessions_title_unique";
+    let cases = all_shapes()
+        .into_iter()
+        .filter(|s| s.schema_version() <= 23);
+    let cases: Vec<(Shape, Vec<&str>)> = cases
+        .map(|shape| {
+            // A fork's v3 (§4.2) has titles but not their index: the same rule.
+            let version = shape.schema_version();
+            let mut awaited = Vec::new();
+            if version < 10 {
+                awaited.extend(TRIGRAM_OBJECTS);
+            }
+            if version < 4 {
+                awaited.push(title_index);
+            }
+            (shape, awaited)
+        })
+        .collect();
+    assert!(cases.len() > 23, "every historical shape: {}", cases.len());
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (n, (shape, awaited)) in cases.into_iter().enumerate() {
+        let path = dir.path().join(format!("{n}.db"));
+        write_fixture(&path, shape).expect("fixture");
+        let report = SessionDb::open_read_only(&path)
+            .expect("open read-only")
+            .doctor()
+            .expect("doctor");
+        assert!(report.is_healthy(), "{shape:?}: {report:?}");
+        assert_eq!(report.awaited, awaited, "{shape:?}");
+        assert!(report.fts_missing.is_empty(), "{shape:?}: {report:?}");
+    }
+}
+
+/// What a version has by design is still checked: a v9 file without a base
+/// trigger and a v4 file without its title index are damaged.
+#[test]
+fn an_older_file_still_misses_what_its_own_version_has() {
+    use xtask::fixtures::{Shape, write_fixture};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let v9 = dir.path().join("v9.db");
+    write_fixture(&v9, Shape::Fresh(9)).expect("fixture");
+    plain(&v9)
+        .execute_batch("DROP TRIGGER messages_fts_insert")
+        .expect("damage");
+    let report = SessionDb::open_read_only(&v9)
+        .expect("open")
+        .doctor()
+        .expect("doctor");
+    assert_eq!(report.fts_missing, vec!["trigger messages_fts_insert"]);
+    assert_eq!(report.awaited, TRIGRAM_OBJECTS);
+    assert_eq!(report.problem_count(), 1, "{report:?}");
+
+    let v4 = dir.path().join("v4.db");
+    write_fixture(&v4, Shape::Fresh(4)).expect("fixture");
+    plain(&v4)
+        .execute_batch("DROP INDEX idx_sessions_title_unique")
+        .expect("damage");
+    let report = SessionDb::open_read_only(&v4)
+        .expect("open")
+        .doctor()
+        .expect("doctor");
+    assert!(report.title_index_missing, "{report:?}");
+    assert_eq!(report.problem_count(), 1, "{report:?}");
+}
