@@ -16,6 +16,7 @@ mod accounting;
 mod content;
 mod coordination;
 pub mod copy;
+mod deletes;
 mod error;
 mod handoff;
 mod lineage;
@@ -34,6 +35,7 @@ pub mod search;
 mod session_updates;
 mod sessions;
 mod stats;
+mod sweeps;
 mod titles;
 mod transaction;
 mod url;
@@ -42,6 +44,7 @@ use std::sync::Arc;
 
 pub use error::{PgError, Result, is_retryable, postgres_error_kind, sqlstate_kind};
 pub use migrate::{Capabilities, TRIGRAM_INDEX, known_step};
+pub use sweeps::{AutoRun, LAST_AUTO_ARCHIVE, LAST_AUTO_PRUNE};
 pub use transaction::WRITE_PATIENCE;
 pub use url::{DEFAULT_SCHEMA, StoreUrl, validate_schema_name};
 

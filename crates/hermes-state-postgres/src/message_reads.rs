@@ -45,8 +45,24 @@ impl PgStore {
         session_id: &str,
         include_ancestors: bool,
     ) -> Result<Vec<ConversationMessage>> {
+        self.get_messages_as_conversation_with(session_id, include_ancestors, false)
+    }
+
+    /// [`PgStore::get_messages_as_conversation`], optionally with the
+    /// inactive (rewound or compacted) messages too.
+    pub fn get_messages_as_conversation_with(
+        &self,
+        session_id: &str,
+        include_ancestors: bool,
+        include_inactive: bool,
+    ) -> Result<Vec<ConversationMessage>> {
+        let active = if include_inactive {
+            ""
+        } else {
+            " AND m.active = 1"
+        };
         let sql = format!(
-            "SELECT {} FROM messages m WHERE m.session_id = ANY($1) AND m.active = 1 ORDER BY m.id",
+            "SELECT {} FROM messages m WHERE m.session_id = ANY($1){active} ORDER BY m.id",
             select_list("m", &MESSAGE_COLUMNS)
         );
         let rows = self.read(|tx| {
@@ -63,6 +79,20 @@ impl PgStore {
                 .collect::<Vec<_>>())
         })?;
         Ok(build_conversation(&rows, include_ancestors))
+    }
+
+    /// Whether the session has inactive (rewound or compacted) messages
+    /// (`api.md` §5.3); `false` for an unknown session.
+    pub fn has_archived_messages(&self, session_id: &str) -> Result<bool> {
+        self.read(|tx| {
+            Ok(tx
+                .query_opt(
+                    "SELECT 1 FROM messages WHERE session_id = $1 AND active = 0 LIMIT 1",
+                    &[&session_id],
+                )
+                .context("probing messages")?
+                .is_some())
+        })
     }
 
     /// Deletes every message of a session (inactive ones too) and zeroes its

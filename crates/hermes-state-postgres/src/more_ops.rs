@@ -253,17 +253,29 @@ impl PgStore {
             )));
         }
         let idle_before = self.now() - idle_days * 86_400.0;
-        let sql = format!(
-            "UPDATE sessions s SET archived = 1
-             WHERE s.archived = 0 AND ($2 OR s.pinned = 0) AND {LAST_ACTIVE} < $1"
-        );
         self.write("archiving stale sessions", |tx| {
-            let changed = tx
-                .execute(&sql, &[&idle_before, &!exclude_pinned])
-                .context("archiving stale sessions")?;
-            Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+            archive_stale(tx, idle_before, exclude_pinned)
         })
     }
+}
+
+/// Archives the sessions idle since before `idle_before` (no message and no
+/// start after it), not archived yet, unpinned ones only with
+/// `exclude_pinned`, inside the caller's transaction; returns how many. The
+/// one idle-session rule of `archive_stale_sessions` and `maybe_auto_archive`.
+pub(crate) fn archive_stale(
+    tx: &mut Transaction<'_>,
+    idle_before: f64,
+    exclude_pinned: bool,
+) -> Result<usize> {
+    let sql = format!(
+        "UPDATE sessions s SET archived = 1
+         WHERE s.archived = 0 AND ($2 OR s.pinned = 0) AND {LAST_ACTIVE} < $1"
+    );
+    let changed = tx
+        .execute(&sql, &[&idle_before, &!exclude_pinned])
+        .context("archiving stale sessions")?;
+    Ok(usize::try_from(changed).unwrap_or(usize::MAX))
 }
 
 /// Live or ended only by a cleanup, with messages: a gateway session a peer

@@ -9,6 +9,7 @@ use hermes_state_query::titles::escape_like;
 use postgres::types::ToSql;
 
 use crate::PgStore;
+use crate::deletes::delete_rows;
 use crate::error::{Context, PgError, Result};
 use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
 use crate::rows::{SESSION_COLUMNS, select_list};
@@ -160,7 +161,7 @@ fn candidates(options: &PruneOptions, now: f64) -> Conditions {
 }
 
 /// The candidates' conditions, once the options are checked.
-fn checked_candidates(options: &PruneOptions, now: f64) -> Result<Conditions> {
+pub(crate) fn checked_candidates(options: &PruneOptions, now: f64) -> Result<Conditions> {
     if let Some((name, value)) = options.non_finite() {
         return Err(PgError::InvalidInput(format!(
             "{name} must be finite, got {value}"
@@ -267,15 +268,7 @@ impl PgStore {
         } else {
             self.write("pruning sessions", |tx| {
                 let ids = find(tx)?;
-                tx.execute(
-                    "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = ANY($1)",
-                    &[&ids],
-                )
-                .context("orphaning children")?;
-                tx.execute("DELETE FROM messages WHERE session_id = ANY($1)", &[&ids])
-                    .context("deleting messages")?;
-                tx.execute("DELETE FROM sessions WHERE id = ANY($1)", &[&ids])
-                    .context("deleting sessions")?;
+                delete_rows(tx, &ids)?;
                 Ok(ids)
             })?
         };

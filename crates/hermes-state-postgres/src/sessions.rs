@@ -1,7 +1,6 @@
 //! Session writes and reads (`api.md` §2, §11.6).
 
 use hermes_state_types::{NewSession, Session, stored};
-use postgres::Transaction;
 use postgres::error::SqlState;
 
 use crate::PgStore;
@@ -129,76 +128,21 @@ impl PgStore {
     /// children (marked `_delegate_from` in their `model_config`) go with
     /// it, recursively; other children are orphaned. `false` for an unknown id.
     pub fn delete_session(&self, session_id: &str) -> Result<bool> {
-        self.write("deleting a session", |tx| {
-            delete_with_delegates(tx, session_id)
-        })
+        self.delete_session_with(session_id, None)
     }
-}
 
-fn delete_with_delegates(tx: &mut Transaction<'_>, session_id: &str) -> Result<bool> {
-    let exists = tx
-        .query_opt("SELECT 1 FROM sessions WHERE id = $1", &[&session_id])
-        .context("deleting a session")?
-        .is_some();
-    if !exists {
-        return Ok(false);
+    /// Creates the session if it is missing (`source` as given), filling a
+    /// NULL `model` (`api.md` §2.1); returns the id.
+    pub fn ensure_session(
+        &self,
+        session_id: &str,
+        source: &str,
+        model: Option<&str>,
+    ) -> Result<String> {
+        let mut session = NewSession::new(session_id, source);
+        session.model = model.map(str::to_owned);
+        self.create_session(&session)
     }
-    // Sessions carrying a delegate mark; the JSON is parsed here, because a
-    // cast of invalid JSON text would fail the whole statement.
-    let marked: Vec<(String, Option<String>, String)> = tx
-        .query(
-            "SELECT id, parent_session_id, model_config FROM sessions \
-             WHERE model_config LIKE '%\\_delegate\\_from%'",
-            &[],
-        )
-        .context("deleting a session")?
-        .iter()
-        .filter_map(|row| {
-            let config: String = row.get(2);
-            let from = serde_json::from_str::<serde_json::Value>(&config)
-                .ok()?
-                .get("_delegate_from")?
-                .as_str()?
-                .to_owned();
-            Some((row.get(0), row.get(1), from))
-        })
-        .collect();
-    let mut collected = vec![session_id.to_owned()];
-    let mut delegates = Vec::new();
-    loop {
-        let before = delegates.len();
-        for (id, parent, from) in &marked {
-            let reached =
-                collected.contains(from) || parent.as_ref().is_some_and(|p| collected.contains(p));
-            if id != session_id && !collected.contains(id) && reached {
-                collected.push(id.clone());
-                delegates.push(id.clone());
-            }
-        }
-        if delegates.len() == before {
-            break;
-        }
-    }
-    for id in delegates
-        .iter()
-        .chain(std::iter::once(&session_id.to_owned()))
-    {
-        tx.execute("DELETE FROM messages WHERE session_id = $1", &[id])
-            .context("deleting messages")?;
-        tx.execute(
-            "UPDATE sessions SET parent_session_id = NULL WHERE parent_session_id = $1",
-            &[id],
-        )
-        .context("orphaning children")?;
-    }
-    for id in delegates
-        .iter()
-        .chain(std::iter::once(&session_id.to_owned()))
-    {
-        tx.execute("DELETE FROM sessions WHERE id = $1", &[id])
-            .context("deleting a session")?;
-    }
-    Ok(true)
 }
 
 /// A foreign-key refusal as the missing session it names; any other error as is.

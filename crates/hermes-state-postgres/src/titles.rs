@@ -18,7 +18,23 @@ impl PgStore {
     pub fn set_session_title(&self, session_id: &str, title: Option<&str>) -> Result<bool> {
         let title = sanitize_title(title).map_err(|e| PgError::InvalidInput(e.to_string()))?;
         self.write("setting a title", |tx| {
-            assign_title(tx, session_id, title.as_deref())
+            assign_title(tx, session_id, title.as_deref(), false)
+        })
+    }
+
+    /// Like [`PgStore::set_session_title`], but only when the session's
+    /// title is NULL (`api.md` §6.2); `false` for a missing session or an
+    /// existing title. As on SQLite, a title held by another session that is
+    /// not a compression ancestor is refused ([`PgError::TitleInUse`]) even
+    /// then; an empty title (after normalising) sets nothing (`false`).
+    pub fn set_auto_title_if_empty(&self, session_id: &str, title: &str) -> Result<bool> {
+        let Some(title) =
+            sanitize_title(Some(title)).map_err(|e| PgError::InvalidInput(e.to_string()))?
+        else {
+            return Ok(false);
+        };
+        self.write("setting a title", |tx| {
+            assign_title(tx, session_id, Some(&title), true)
         })
     }
 
@@ -55,7 +71,12 @@ impl PgStore {
     }
 }
 
-fn assign_title(tx: &mut Transaction<'_>, session_id: &str, title: Option<&str>) -> Result<bool> {
+fn assign_title(
+    tx: &mut Transaction<'_>,
+    session_id: &str,
+    title: Option<&str>,
+    only_if_empty: bool,
+) -> Result<bool> {
     if let Some(title) = title {
         let holder: Option<String> = tx
             .query_opt("SELECT id FROM sessions WHERE title = $1", &[&title])
@@ -68,17 +89,30 @@ fn assign_title(tx: &mut Transaction<'_>, session_id: &str, title: Option<&str>)
                     holder,
                 });
             }
+            if only_if_empty && has_title(tx, session_id)? {
+                return Ok(false);
+            }
             tx.execute("UPDATE sessions SET title = NULL WHERE id = $1", &[&holder])
                 .context("moving a title from a compression ancestor")?;
         }
     }
+    let sql = if only_if_empty {
+        "UPDATE sessions SET title = $1 WHERE id = $2 AND title IS NULL"
+    } else {
+        "UPDATE sessions SET title = $1 WHERE id = $2"
+    };
     let changed = tx
-        .execute(
-            "UPDATE sessions SET title = $1 WHERE id = $2",
-            &[&title, &session_id],
-        )
+        .execute(sql, &[&title, &session_id])
         .context("setting a title")?;
     Ok(changed > 0)
+}
+
+fn has_title(tx: &mut Transaction<'_>, session_id: &str) -> Result<bool> {
+    Ok(tx
+        .query_opt("SELECT title FROM sessions WHERE id = $1", &[&session_id])
+        .context("reading a title")?
+        .and_then(|row| row.get::<_, Option<String>>(0))
+        .is_some())
 }
 
 fn is_compression_ancestor(

@@ -7,7 +7,7 @@
 //! build links no PostgreSQL code.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hermes_state_query::MessagePage;
 use hermes_state_query::lineage::LineageEntry;
@@ -26,6 +26,7 @@ use hermes_state_types::{
 
 use serde_json::Value;
 
+use crate::cleanup::{AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport};
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
 use crate::session_updates::GatewayPeer;
@@ -302,6 +303,39 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         platform: Option<&str>,
         active_only: bool,
     ) -> Result<Vec<SessionActivity>>;
+    /// `api.md` §2.1: creates the session if it is missing.
+    fn ensure_session(&self, session_id: &str, source: &str, model: Option<&str>)
+    -> Result<String>;
+    /// `api.md` §11.6, removing transcripts from `sessions_dir`.
+    fn delete_session_with(&self, session_id: &str, sessions_dir: Option<&Path>) -> Result<bool>;
+    /// `api.md` §11.6: how many of the given sessions existed.
+    fn delete_sessions(&self, ids: &[&str], sessions_dir: Option<&Path>) -> Result<usize>;
+    /// `api.md` §11.6.
+    fn delete_session_if_empty(&self, session_id: &str) -> Result<bool>;
+    /// `api.md` §11.6.
+    fn delete_empty_sessions(&self) -> Result<usize>;
+    /// `api.md` §5.3.
+    fn has_archived_messages(&self, session_id: &str) -> Result<bool>;
+    /// `api.md` §2.5 (never fails: errors give `false`).
+    fn promote_to_session_reset(&self, session_id: &str, reason: &str) -> bool;
+    /// `api.md` §6.2.
+    fn set_auto_title_if_empty(&self, session_id: &str, title: &str) -> Result<bool>;
+    /// `api.md` §5.2 with `include_inactive`.
+    fn get_messages_as_conversation_with(
+        &self,
+        session_id: &str,
+        include_ancestors: bool,
+        include_inactive: bool,
+    ) -> Result<Vec<ConversationMessage>>;
+    /// `api.md` §2.5.
+    fn finalize_orphaned_compression_sessions(&self) -> Result<usize>;
+    /// `api.md` §2.5.
+    fn prune_empty_ghost_sessions(&self, sessions_dir: Option<&Path>) -> Result<usize>;
+    /// `api.md` §11.4 (never fails: errors are reported).
+    fn maybe_auto_archive(&self, options: &AutoArchiveOptions) -> AutoArchiveReport;
+    /// `api.md` §11.4 (never fails: errors are reported). PostgreSQL never
+    /// vacuums (docs/DECISIONS.md): `vacuumed` stays `false` there.
+    fn maybe_auto_prune_and_vacuum(&self, options: &AutoPruneOptions) -> AutoPruneReport;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -683,6 +717,59 @@ macro_rules! forward_store {
         ) -> Result<Vec<SessionActivity>> {
             Self::list_gateway_sessions(self, platform, active_only).map_err($err)
         }
+        fn ensure_session(
+            &self,
+            session_id: &str,
+            source: &str,
+            model: Option<&str>,
+        ) -> Result<String> {
+            Self::ensure_session(self, session_id, source, model).map_err($err)
+        }
+        fn delete_session_with(
+            &self,
+            session_id: &str,
+            sessions_dir: Option<&Path>,
+        ) -> Result<bool> {
+            Self::delete_session_with(self, session_id, sessions_dir).map_err($err)
+        }
+        fn delete_sessions(&self, ids: &[&str], sessions_dir: Option<&Path>) -> Result<usize> {
+            Self::delete_sessions(self, ids.iter().copied(), sessions_dir).map_err($err)
+        }
+        fn delete_session_if_empty(&self, session_id: &str) -> Result<bool> {
+            Self::delete_session_if_empty(self, session_id).map_err($err)
+        }
+        fn delete_empty_sessions(&self) -> Result<usize> {
+            Self::delete_empty_sessions(self).map_err($err)
+        }
+        fn has_archived_messages(&self, session_id: &str) -> Result<bool> {
+            Self::has_archived_messages(self, session_id).map_err($err)
+        }
+        fn promote_to_session_reset(&self, session_id: &str, reason: &str) -> bool {
+            Self::promote_to_session_reset(self, session_id, reason)
+        }
+        fn set_auto_title_if_empty(&self, session_id: &str, title: &str) -> Result<bool> {
+            Self::set_auto_title_if_empty(self, session_id, title).map_err($err)
+        }
+        fn get_messages_as_conversation_with(
+            &self,
+            session_id: &str,
+            include_ancestors: bool,
+            include_inactive: bool,
+        ) -> Result<Vec<ConversationMessage>> {
+            Self::get_messages_as_conversation_with(
+                self,
+                session_id,
+                include_ancestors,
+                include_inactive,
+            )
+            .map_err($err)
+        }
+        fn finalize_orphaned_compression_sessions(&self) -> Result<usize> {
+            Self::finalize_orphaned_compression_sessions(self).map_err($err)
+        }
+        fn prune_empty_ghost_sessions(&self, sessions_dir: Option<&Path>) -> Result<usize> {
+            Self::prune_empty_ghost_sessions(self, sessions_dir).map_err($err)
+        }
         fn backend_name(&self) -> &'static str {
             $name
         }
@@ -694,6 +781,14 @@ impl SessionStore for SessionDb {
 
     fn record_gateway_session_peer(&self, session_id: &str, peer: &GatewayPeer) -> Result<()> {
         Self::record_gateway_session_peer(self, session_id, peer)
+    }
+
+    fn maybe_auto_archive(&self, options: &AutoArchiveOptions) -> AutoArchiveReport {
+        Self::maybe_auto_archive(self, options)
+    }
+
+    fn maybe_auto_prune_and_vacuum(&self, options: &AutoPruneOptions) -> AutoPruneReport {
+        Self::maybe_auto_prune_and_vacuum(self, options)
     }
 
     fn as_sqlite(&self) -> Option<&SessionDb> {
@@ -723,6 +818,50 @@ impl SessionStore for hermes_state_postgres::PgStore {
             peer.origin_json.as_deref(),
         )
         .map_err(Error::from)
+    }
+
+    /// The options and the report are the facade's types: the fields go
+    /// over one by one, and an error becomes the report's `error`.
+    fn maybe_auto_archive(&self, options: &AutoArchiveOptions) -> AutoArchiveReport {
+        use hermes_state_postgres::AutoRun;
+        let mut report = AutoArchiveReport::default();
+        match Self::maybe_auto_archive(
+            self,
+            options.idle_days,
+            options.min_interval_hours,
+            options.exclude_pinned,
+        ) {
+            Ok(AutoRun::Skipped) => report.skipped = true,
+            Ok(AutoRun::Ran(archived)) => report.archived = archived,
+            Err(error) => {
+                let error = Error::from(error);
+                report.error_kind = Some(error.kind());
+                report.error = Some(error.to_string());
+            }
+        }
+        report
+    }
+
+    /// The prune half only: `options.vacuum` is not acted on and
+    /// `vacuumed` stays `false` (docs/DECISIONS.md).
+    fn maybe_auto_prune_and_vacuum(&self, options: &AutoPruneOptions) -> AutoPruneReport {
+        use hermes_state_postgres::AutoRun;
+        let mut report = AutoPruneReport::default();
+        match Self::maybe_auto_prune(
+            self,
+            options.retention_days,
+            options.min_interval_hours,
+            options.sessions_dir.as_deref(),
+        ) {
+            Ok(AutoRun::Skipped) => report.skipped = true,
+            Ok(AutoRun::Ran(pruned)) => report.pruned = pruned,
+            Err(error) => {
+                let error = Error::from(error);
+                report.error_kind = Some(error.kind());
+                report.error = Some(error.to_string());
+            }
+        }
+        report
     }
 }
 

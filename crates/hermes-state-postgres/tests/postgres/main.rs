@@ -9,4 +9,5 @@
 mod common;
 mod hosts;
 mod open_and_migrate;
+mod sweeps;
 mod writes;

@@ -11,6 +11,7 @@
 mod accounting;
 mod backends;
 mod coordination;
+mod deletes;
 mod handoff;
 mod lineage;
 mod lookups;
@@ -25,5 +26,7 @@ mod search;
 mod session_updates;
 mod sessions;
 mod stats;
+mod sweeps;
+mod turns;
 
 pub use backends::backends;

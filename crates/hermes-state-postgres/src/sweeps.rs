@@ -1,0 +1,242 @@
+//! The end-of-life sweeps (`api.md` §2.5, §11.4) with the SQLite backend's
+//! rules: promoting an end to a session reset, finalizing compressions that
+//! died half way, deleting the TUI's ghost sessions, and the automatic
+//! archive and prune runs.
+//!
+//! The automatic runs differ from SQLite in one way a caller can rely on:
+//! the "ran recently" check, the work and the new time stamp are one write
+//! transaction under the store's writer lock, so hosts sharing a store run
+//! each at most once per interval between them. The prune never vacuums
+//! (docs/DECISIONS.md, "PostgreSQL backend").
+
+use std::path::Path;
+
+use hermes_state_query::prune::{PruneOptions, remove_transcripts};
+use hermes_state_types::pyjson;
+use postgres::Transaction;
+
+use crate::PgStore;
+use crate::deletes::delete_rows;
+use crate::error::{Context, PgError, Result};
+use crate::more_ops::archive_stale;
+use crate::prune::checked_candidates;
+
+/// `state_meta` key of the last automatic prune (`schema-v23.md` §8).
+pub const LAST_AUTO_PRUNE: &str = "last_auto_prune";
+/// `state_meta` key of the last automatic archive run.
+pub const LAST_AUTO_ARCHIVE: &str = "last_auto_archive";
+
+/// A week, the age after which a half-done compression is finalized.
+const ORPHANED_COMPRESSION_AGE: f64 = 7.0 * 86_400.0;
+/// A day, the age after which an empty TUI session is a ghost.
+const GHOST_AGE: f64 = 86_400.0;
+
+const PROMOTE_TO_RESET: &str = "UPDATE sessions SET ended_at = $1, end_reason = $2
+WHERE id = $3 AND (ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))";
+
+/// Compression continuations that never made an API call, still live a week
+/// after they started, whose parent was ended by compression, and that hold
+/// messages.
+const FINALIZE_ORPHANED_COMPRESSIONS: &str = "UPDATE sessions s
+SET ended_at = $1, end_reason = 'orphaned_compression'
+WHERE s.api_call_count = 0
+  AND s.ended_at IS NULL
+  AND s.started_at < $2
+  AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = s.parent_session_id AND p.end_reason = 'compression')
+  AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)";
+
+/// Ended, untitled TUI sessions older than a day that never got a message.
+const GHOST_SESSIONS: &str = "SELECT s.id FROM sessions s
+WHERE s.source = 'tui'
+  AND s.title IS NULL
+  AND s.ended_at IS NOT NULL
+  AND s.started_at < $1
+  AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
+ORDER BY s.started_at, s.id";
+
+const UPSERT_META: &str = "INSERT INTO state_meta (key, value) VALUES ($1, $2)
+ON CONFLICT (key) DO UPDATE SET value = excluded.value";
+
+/// What an automatic maintenance run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoRun {
+    /// The last run is more recent than the interval: nothing was done.
+    Skipped,
+    /// The run happened and touched this many sessions.
+    Ran(usize),
+}
+
+impl PgStore {
+    /// Ends the session with `reason` when it is live or was ended by
+    /// `agent_close` / `ws_orphan_reap` (`api.md` §2.5); returns whether a
+    /// row changed. Never fails: any error (a read-only handle included)
+    /// gives `false`, as on SQLite.
+    pub fn promote_to_session_reset(&self, session_id: &str, reason: &str) -> bool {
+        let now = self.now();
+        self.write("promoting to a session reset", |tx| {
+            let changed = tx
+                .execute(PROMOTE_TO_RESET, &[&now, &reason, &session_id])
+                .context("promoting to a session reset")?;
+            Ok(changed > 0)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Ends (`orphaned_compression`, now) every compression continuation
+    /// that made no API call, is still live more than 7 days after it
+    /// started, has messages, and whose parent was ended by compression
+    /// (`api.md` §2.5); returns how many.
+    pub fn finalize_orphaned_compression_sessions(&self) -> Result<usize> {
+        let now = self.now();
+        self.write("finalizing orphaned compressions", |tx| {
+            let changed = tx
+                .execute(
+                    FINALIZE_ORPHANED_COMPRESSIONS,
+                    &[&now, &(now - ORPHANED_COMPRESSION_AGE)],
+                )
+                .context("finalizing orphaned compressions")?;
+            Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+        })
+    }
+
+    /// Deletes the ghost sessions the TUI leaves behind (`api.md` §2.5):
+    /// source `tui`, no title, ended, started more than 24 hours ago, no
+    /// message; their children are orphaned first. Returns how many. With
+    /// `sessions_dir`, their transcript files are removed after the commit.
+    pub fn prune_empty_ghost_sessions(&self, sessions_dir: Option<&Path>) -> Result<usize> {
+        let started_before = self.now() - GHOST_AGE;
+        let ids = self.write("pruning ghost sessions", |tx| {
+            let ids: Vec<String> = tx
+                .query(GHOST_SESSIONS, &[&started_before])
+                .context("finding ghost sessions")?
+                .iter()
+                .map(|row| row.get(0))
+                .collect();
+            delete_rows(tx, &ids)?;
+            Ok(ids)
+        })?;
+        if let Some(dir) = sessions_dir {
+            remove_transcripts(dir, &ids);
+        }
+        Ok(ids.len())
+    }
+
+    /// Archives sessions idle for more than `idle_days`, at most once per
+    /// `min_interval_hours` (`api.md` §11.4): skipped while
+    /// `state_meta.last_auto_archive` is a number less than the interval
+    /// old (unparsable text counts as "never ran"); otherwise archives as
+    /// [`PgStore::archive_stale_sessions`] and stores now as
+    /// `last_auto_archive` (shortest round-trip float text), all in one
+    /// write transaction.
+    ///
+    /// Errors: a non-finite interval, or (when the run is due) a non-finite
+    /// `idle_days`, is [`PgError::InvalidInput`]; a read-only handle
+    /// [`PgError::ReadOnly`]. The facade's `maybe_auto_archive` turns them
+    /// into a report, as on SQLite.
+    pub fn maybe_auto_archive(
+        &self,
+        idle_days: f64,
+        min_interval_hours: f64,
+        exclude_pinned: bool,
+    ) -> Result<AutoRun> {
+        self.check_auto_run(LAST_AUTO_ARCHIVE, min_interval_hours)?;
+        let now = self.now();
+        let stamp = pyjson::float_repr(now);
+        self.write("archiving stale sessions", |tx| {
+            if ran_recently(tx, LAST_AUTO_ARCHIVE, min_interval_hours, now)? {
+                return Ok(AutoRun::Skipped);
+            }
+            if !idle_days.is_finite() {
+                return Err(PgError::InvalidInput(format!(
+                    "idle_days must be finite, got {idle_days}"
+                )));
+            }
+            let archived = archive_stale(tx, now - idle_days * 86_400.0, exclude_pinned)?;
+            tx.execute(UPSERT_META, &[&LAST_AUTO_ARCHIVE, &stamp])
+                .context("writing state_meta")?;
+            Ok(AutoRun::Ran(archived))
+        })
+    }
+
+    /// Prunes ended sessions started more than `retention_days` ago, at most
+    /// once per `min_interval_hours` (`api.md` §11.4), the pattern of
+    /// [`PgStore::maybe_auto_archive`] with `last_auto_prune`: the prune is
+    /// [`PgStore::prune_sessions`]'s, in the same transaction as the check
+    /// and the new time stamp; with `sessions_dir`, the pruned sessions'
+    /// transcripts are removed after the commit. There is no VACUUM here:
+    /// the server's autovacuum gives the space back.
+    ///
+    /// Errors: as [`PgStore::maybe_auto_archive`], for `retention_days`.
+    pub fn maybe_auto_prune(
+        &self,
+        retention_days: f64,
+        min_interval_hours: f64,
+        sessions_dir: Option<&Path>,
+    ) -> Result<AutoRun> {
+        self.check_auto_run(LAST_AUTO_PRUNE, min_interval_hours)?;
+        let now = self.now();
+        let stamp = pyjson::float_repr(now);
+        let options = PruneOptions {
+            older_than_days: Some(retention_days),
+            ..PruneOptions::default()
+        };
+        let pruned = self.write("pruning sessions", |tx| {
+            if ran_recently(tx, LAST_AUTO_PRUNE, min_interval_hours, now)? {
+                return Ok(None);
+            }
+            let conditions = checked_candidates(&options, now)?;
+            let select = format!(
+                "SELECT s.id FROM sessions s{} ORDER BY s.started_at, s.id",
+                conditions.where_clause()
+            );
+            let ids: Vec<String> = tx
+                .query(&select, &conditions.params())
+                .context("finding sessions to prune")?
+                .iter()
+                .map(|row| row.get(0))
+                .collect();
+            delete_rows(tx, &ids)?;
+            tx.execute(UPSERT_META, &[&LAST_AUTO_PRUNE, &stamp])
+                .context("writing state_meta")?;
+            Ok(Some(ids))
+        })?;
+        let Some(ids) = pruned else {
+            return Ok(AutoRun::Skipped);
+        };
+        if let Some(dir) = sessions_dir {
+            remove_transcripts(dir, &ids);
+        }
+        Ok(AutoRun::Ran(ids.len()))
+    }
+
+    /// The checks SQLite makes before reading the time stamp: a finite
+    /// interval, a writable handle.
+    fn check_auto_run(&self, key: &str, interval_hours: f64) -> Result<()> {
+        if !interval_hours.is_finite() {
+            return Err(PgError::InvalidInput(format!(
+                "min_interval_hours must be finite, got {interval_hours}"
+            )));
+        }
+        if self.is_read_only() {
+            return Err(PgError::ReadOnly(format!("automatic maintenance ({key})")));
+        }
+        Ok(())
+    }
+}
+
+/// Whether the `state_meta` time stamp `key` is a number less than
+/// `interval_hours` old at `now`.
+fn ran_recently(
+    tx: &mut Transaction<'_>,
+    key: &str,
+    interval_hours: f64,
+    now: f64,
+) -> Result<bool> {
+    let last = tx
+        .query_opt("SELECT value FROM state_meta WHERE key = $1", &[&key])
+        .context("reading state_meta")?
+        .and_then(|row| row.get::<_, Option<String>>(0))
+        .and_then(|text| text.trim().parse::<f64>().ok())
+        .filter(|last| last.is_finite());
+    Ok(last.is_some_and(|last| now - last < interval_hours * 3600.0))
+}
