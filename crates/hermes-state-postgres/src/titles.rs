@@ -77,6 +77,11 @@ fn assign_title(
     title: Option<&str>,
     only_if_empty: bool,
 ) -> Result<bool> {
+    // `api.md` §6: an automatic title is for an existing, untitled session
+    // only; otherwise the answer is `false` and no uniqueness check runs.
+    if only_if_empty && !is_untitled(tx, session_id)? {
+        return Ok(false);
+    }
     if let Some(title) = title {
         let holder: Option<String> = tx
             .query_opt("SELECT id FROM sessions WHERE title = $1", &[&title])
@@ -88,9 +93,6 @@ fn assign_title(
                     title: title.to_owned(),
                     holder,
                 });
-            }
-            if only_if_empty && has_title(tx, session_id)? {
-                return Ok(false);
             }
             tx.execute("UPDATE sessions SET title = NULL WHERE id = $1", &[&holder])
                 .context("moving a title from a compression ancestor")?;
@@ -107,12 +109,15 @@ fn assign_title(
     Ok(changed > 0)
 }
 
-fn has_title(tx: &mut Transaction<'_>, session_id: &str) -> Result<bool> {
+/// The session exists and has no title.
+fn is_untitled(tx: &mut Transaction<'_>, session_id: &str) -> Result<bool> {
     Ok(tx
-        .query_opt("SELECT title FROM sessions WHERE id = $1", &[&session_id])
+        .query_opt(
+            "SELECT title IS NULL FROM sessions WHERE id = $1",
+            &[&session_id],
+        )
         .context("reading a title")?
-        .and_then(|row| row.get::<_, Option<String>>(0))
-        .is_some())
+        .is_some_and(|row| row.get::<_, bool>(0)))
 }
 
 fn is_compression_ancestor(

@@ -1,7 +1,7 @@
 //! Title writes (`api.md` §6.2).
 
 use hermes_state_query::titles;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
@@ -43,6 +43,11 @@ fn assign_title(
     title: Option<&str>,
     only_if_empty: bool,
 ) -> Result<bool> {
+    // `api.md` §6: an automatic title is for an existing, untitled session
+    // only; otherwise the answer is `false` and no uniqueness check runs.
+    if only_if_empty && !is_untitled(conn, session_id)? {
+        return Ok(false);
+    }
     if let Some(title) = title
         && let Some(holder) =
             titles::session_id_by_title(conn, title)?.filter(|holder| holder != session_id)
@@ -52,9 +57,6 @@ fn assign_title(
                 title: title.to_owned(),
                 session_id: holder,
             });
-        }
-        if only_if_empty && current_title(conn, session_id)?.is_some() {
-            return Ok(false);
         }
         conn.execute("UPDATE sessions SET title = NULL WHERE id = ?1", [&holder])
             .context("moving a title from a compression ancestor")?;
@@ -70,6 +72,15 @@ fn assign_title(
     Ok(changed > 0)
 }
 
-fn current_title(conn: &Connection, session_id: &str) -> Result<Option<String>> {
-    Ok(titles::get_session_title(conn, session_id)?)
+/// The session exists and has no title.
+fn is_untitled(conn: &Connection, session_id: &str) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT title IS NULL FROM sessions WHERE id = ?1",
+            [session_id],
+            |row| row.get::<_, bool>(0),
+        )
+        .optional()
+        .context("reading a title")?
+        .unwrap_or(false))
 }

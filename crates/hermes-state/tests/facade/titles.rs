@@ -295,14 +295,17 @@ fn auto_title_only_when_empty() {
     );
     assert_eq!(store.title("missing"), None);
 
-    // The uniqueness check still raises, even when a title is already set.
+    // `api.md` §6: a titled session answers false and no uniqueness check
+    // runs; on an untitled one the check still raises.
     store.session("other");
     assert!(store.set("other", Some("Taken")));
-    assert_in_use(
-        store.db.set_auto_title_if_empty("s", "Taken"),
-        "Taken",
-        "other",
+    assert!(
+        !store
+            .db
+            .set_auto_title_if_empty("s", "Taken")
+            .expect("a titled session is left alone")
     );
+    assert_eq!(store.stored_title("s").as_deref(), Some("First auto"));
     store.session("empty");
     assert_in_use(
         store.db.set_auto_title_if_empty("empty", "Taken"),

@@ -58,7 +58,7 @@ fn ensuring_a_session_creates_it_once_and_only_fills_a_missing_model_alike() {
 }
 
 #[test]
-fn an_automatic_title_is_set_only_on_an_untitled_session_and_still_checked_alike() {
+fn an_automatic_title_is_set_and_checked_only_on_an_untitled_session_alike() {
     for b in backends("auto title") {
         let s = &*b.store;
         let n = b.name();
@@ -87,13 +87,15 @@ fn an_automatic_title_is_set_only_on_an_untitled_session_and_still_checked_alike
             .unwrap_err();
         assert_eq!(error.kind(), ErrorKind::InvalidInput, "{n}");
 
-        // The uniqueness check runs even on a titled session.
+        // `api.md` §6: a titled or missing session answers false and no
+        // uniqueness check runs; an untitled one is still checked.
         add(&b, NewSession::new("other", "cli"), 3.0);
         s.set_session_title("other", Some("Taken")).unwrap();
-        for id in ["s", "blank"] {
-            let error = s.set_auto_title_if_empty(id, "Taken").unwrap_err();
-            assert_eq!(error.kind(), ErrorKind::Constraint, "{n}: {id}");
-        }
+        assert!(!s.set_auto_title_if_empty("s", "Taken").unwrap(), "{n}");
+        assert!(!s.set_auto_title_if_empty("gone", "Taken").unwrap(), "{n}");
+        assert_eq!(title(s, "s").as_deref(), Some("First auto"), "{n}");
+        let error = s.set_auto_title_if_empty("blank", "Taken").unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Constraint, "{n}");
         assert_eq!(title(s, "blank"), None, "{n}");
 
         // A compression ancestor's title moves to an untitled continuation,
