@@ -16,6 +16,7 @@ mod accounting;
 mod content;
 mod coordination;
 pub mod copy;
+mod delegations;
 mod error;
 mod handoff;
 mod lineage;

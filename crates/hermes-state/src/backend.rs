@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use hermes_state_query::MessagePage;
+use hermes_state_query::coordination::{Delegation, DelegationFilter};
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::lookups::{PeerLookup, SessionActivity};
@@ -20,8 +21,8 @@ use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::{CompressionCooldown, HandoffState};
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{
-    AuxiliaryUsage, Content, ConversationMessage, Message, NewMessage, NewSession, Session,
-    TokenUpdate,
+    AuxiliaryUsage, Content, ConversationMessage, Message, NewDelegation, NewMessage, NewSession,
+    Session, TokenUpdate,
 };
 
 use serde_json::Value;
@@ -302,6 +303,26 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         platform: Option<&str>,
         active_only: bool,
     ) -> Result<Vec<SessionActivity>>;
+    /// `api.md` §12.3: records a new async delegation.
+    fn record_delegation(&self, delegation: &NewDelegation) -> Result<()>;
+    /// `api.md` §12.3: whether the delegation exists.
+    fn update_delegation_state(
+        &self,
+        delegation_id: &str,
+        state: &str,
+        event_json: Option<&str>,
+    ) -> Result<bool>;
+    /// `api.md` §12.3: whether the delegation exists.
+    fn finish_delegation(
+        &self,
+        delegation_id: &str,
+        state: &str,
+        result_json: Option<&str>,
+    ) -> Result<bool>;
+    /// `api.md` §12.3.
+    fn get_delegation(&self, delegation_id: &str) -> Result<Option<Delegation>>;
+    /// `api.md` §12.3: oldest dispatch first, ties by id.
+    fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -682,6 +703,31 @@ macro_rules! forward_store {
             active_only: bool,
         ) -> Result<Vec<SessionActivity>> {
             Self::list_gateway_sessions(self, platform, active_only).map_err($err)
+        }
+        fn record_delegation(&self, delegation: &NewDelegation) -> Result<()> {
+            Self::record_delegation(self, delegation).map_err($err)
+        }
+        fn update_delegation_state(
+            &self,
+            delegation_id: &str,
+            state: &str,
+            event_json: Option<&str>,
+        ) -> Result<bool> {
+            Self::update_delegation_state(self, delegation_id, state, event_json).map_err($err)
+        }
+        fn finish_delegation(
+            &self,
+            delegation_id: &str,
+            state: &str,
+            result_json: Option<&str>,
+        ) -> Result<bool> {
+            Self::finish_delegation(self, delegation_id, state, result_json).map_err($err)
+        }
+        fn get_delegation(&self, delegation_id: &str) -> Result<Option<Delegation>> {
+            Self::get_delegation(self, delegation_id).map_err($err)
+        }
+        fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>> {
+            Self::list_delegations(self, filter).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name
