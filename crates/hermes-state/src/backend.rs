@@ -323,6 +323,17 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn get_delegation(&self, delegation_id: &str) -> Result<Option<Delegation>>;
     /// `api.md` §12.3: oldest dispatch first, ties by id.
     fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>>;
+    /// `api.md` §10.4: the runs of a cron job, newest first.
+    fn list_cron_job_runs(
+        &self,
+        job_id: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<SessionActivity>>;
+    /// Messages of the sessions of one source.
+    fn message_count_of_source(&self, source: &str) -> Result<i64>;
+    /// `api.md` §2.5: `(cwd, root)` pairs fill missing roots only.
+    fn backfill_repo_roots(&self, roots: &[(&str, &str)]) -> Result<()>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -728,6 +739,20 @@ macro_rules! forward_store {
         }
         fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>> {
             Self::list_delegations(self, filter).map_err($err)
+        }
+        fn list_cron_job_runs(
+            &self,
+            job_id: &str,
+            limit: u32,
+            offset: u32,
+        ) -> Result<Vec<SessionActivity>> {
+            Self::list_cron_job_runs(self, job_id, limit, offset).map_err($err)
+        }
+        fn message_count_of_source(&self, source: &str) -> Result<i64> {
+            Self::message_count_of_source(self, source).map_err($err)
+        }
+        fn backfill_repo_roots(&self, roots: &[(&str, &str)]) -> Result<()> {
+            Self::backfill_repo_roots(self, roots.iter().copied()).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -11,6 +11,7 @@
 mod accounting;
 mod backends;
 mod coordination;
+mod cron_and_repo_roots;
 mod delegations;
 mod handoff;
 mod lineage;
