@@ -14,6 +14,7 @@
 
 mod accounting;
 mod content;
+mod conversation_search;
 mod coordination;
 pub mod copy;
 mod cron_runs;

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use hermes_state_query::MessagePage;
+use hermes_state_query::conversation_search::{ConversationHit, ConversationScope};
 use hermes_state_query::coordination::{Delegation, DelegationFilter};
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
@@ -334,6 +335,20 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn message_count_of_source(&self, source: &str) -> Result<i64>;
     /// `api.md` §2.5: `(cwd, root)` pairs fill missing roots only.
     fn backfill_repo_roots(&self, roots: &[(&str, &str)]) -> Result<()>;
+    /// `api.md` §8 by conversation (§9.2): hits collapsed by compression
+    /// chain; `options.limit`/`offset` count conversations.
+    fn search_conversations(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ConversationHit>>;
+    /// [`SessionStore::search_conversations`] over the hits `scope` takes.
+    fn search_conversations_in(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        scope: &ConversationScope,
+    ) -> Result<Vec<ConversationHit>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -753,6 +768,21 @@ macro_rules! forward_store {
         }
         fn backfill_repo_roots(&self, roots: &[(&str, &str)]) -> Result<()> {
             Self::backfill_repo_roots(self, roots.iter().copied()).map_err($err)
+        }
+        fn search_conversations(
+            &self,
+            query: &str,
+            options: &SearchOptions,
+        ) -> Result<Vec<ConversationHit>> {
+            Self::search_conversations(self, query, options).map_err($err)
+        }
+        fn search_conversations_in(
+            &self,
+            query: &str,
+            options: &SearchOptions,
+            scope: &ConversationScope,
+        ) -> Result<Vec<ConversationHit>> {
+            Self::search_conversations_in(self, query, options, scope).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

@@ -10,6 +10,7 @@
 
 mod accounting;
 mod backends;
+mod conversation_search;
 mod coordination;
 mod cron_and_repo_roots;
 mod delegations;
