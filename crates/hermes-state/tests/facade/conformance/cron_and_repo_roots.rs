@@ -6,7 +6,13 @@ use hermes_state::NewSession;
 use super::backends;
 use super::lookups::{add, say};
 
-fn ids_and_activity(rows: Vec<hermes_state::SessionActivity>) -> Vec<(String, f64)> {
+/// Session ids with their `last_active`, in the order listed.
+type Runs = Vec<(String, f64)>;
+
+/// Session ids with their `git_repo_root`.
+type Roots = Vec<(String, Option<String>)>;
+
+fn ids_and_activity(rows: Vec<hermes_state::SessionActivity>) -> Runs {
     rows.into_iter()
         .map(|row| (row.session.id, row.last_active))
         .collect()
@@ -14,7 +20,7 @@ fn ids_and_activity(rows: Vec<hermes_state::SessionActivity>) -> Vec<(String, f6
 
 #[test]
 fn cron_runs_match_the_job_prefix_literally_folding_ascii_case_newest_first_alike() {
-    let mut seen: Vec<(&str, Vec<Vec<(String, f64)>>)> = Vec::new();
+    let mut seen: Vec<(&str, Vec<Runs>)> = Vec::new();
     for b in backends("list cron job runs") {
         let s = &b.store;
         let n = b.name();
@@ -86,7 +92,7 @@ fn messages_are_counted_per_exact_source_alike() {
 
 #[test]
 fn repo_roots_are_backfilled_only_where_missing_for_non_empty_pairs_alike() {
-    let mut seen: Vec<(&str, Vec<(String, Option<String>)>)> = Vec::new();
+    let mut seen: Vec<(&str, Roots)> = Vec::new();
     for b in backends("backfill repo roots") {
         let s = &b.store;
         let n = b.name();
@@ -111,15 +117,14 @@ fn repo_roots_are_backfilled_only_where_missing_for_non_empty_pairs_alike() {
         ])
         .unwrap();
         s.backfill_repo_roots(&[]).unwrap();
-        let roots: Vec<(String, Option<String>)> =
-            ["missing", "empty", "known", "other", "case", "no-cwd"]
-                .iter()
-                .map(|id| {
-                    let row = s.get_session(id).unwrap().unwrap();
-                    (row.id, row.git_repo_root)
-                })
-                .collect();
-        let expected: Vec<(String, Option<String>)> = [
+        let roots: Roots = ["missing", "empty", "known", "other", "case", "no-cwd"]
+            .iter()
+            .map(|id| {
+                let row = s.get_session(id).unwrap().unwrap();
+                (row.id, row.git_repo_root)
+            })
+            .collect();
+        let expected: Roots = [
             ("missing", Some("/w/app-root")),
             ("empty", Some("/w/app-root")),
             ("known", Some("/w")),
