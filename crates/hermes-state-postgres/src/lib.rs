@@ -14,8 +14,11 @@
 
 mod accounting;
 mod content;
+mod conversation_search;
 mod coordination;
 pub mod copy;
+mod cron_runs;
+mod delegations;
 mod deletes;
 mod error;
 mod handoff;
@@ -29,6 +32,7 @@ mod migrate;
 mod more_ops;
 mod pool;
 mod prune;
+mod repo_roots;
 mod rich_listing;
 pub mod rows;
 pub mod search;

@@ -125,6 +125,21 @@ impl PgStore {
             Ok(row.get(0))
         })
     }
+
+    /// The number of messages of the sessions of one source (compared
+    /// exactly).
+    pub fn message_count_of_source(&self, source: &str) -> Result<i64> {
+        self.read(|tx| {
+            Ok(tx
+                .query_one(
+                    "SELECT count(*) FROM messages \
+                     WHERE session_id IN (SELECT id FROM sessions WHERE source = $1)",
+                    &[&source],
+                )
+                .context("counting messages")?
+                .get(0))
+        })
+    }
 }
 
 fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result<i64> {

@@ -20,6 +20,10 @@
 //! A [`ConversationScope`] narrows which hits count — to some sessions (one
 //! lineage, say) and to a time window — before they are grouped, so the
 //! counts and spans describe the hits in scope only.
+//!
+//! The grouping is written once, over a [`ConversationSource`] (a page of
+//! the search, one step up a chain, a tip, a title): this crate's SQLite
+//! reads are one, the PostgreSQL backend's reads another.
 
 use std::collections::{HashMap, HashSet};
 
@@ -112,6 +116,68 @@ fn continued_from_sql() -> String {
     )
 }
 
+/// What grouping hits by conversation asks of a store: a page of its
+/// search, one step up a compression chain, a chain's tip and a session's
+/// title. The SQLite reads of this crate implement it; another backend
+/// implements it over its own connection (the PostgreSQL backend does), so
+/// the grouping rules of this module are written once.
+pub trait ConversationSource {
+    /// The store's error.
+    type Error;
+    /// One page of `search_messages` (`api.md` §8) with `options`.
+    fn search_page(
+        &mut self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<SearchHit>, Self::Error>;
+    /// The parent of `session_id` when the session is its compression
+    /// continuation (the module documentation says when), else `None`.
+    fn continued_from(&mut self, session_id: &str) -> Result<Option<String>, Self::Error>;
+    /// The compression tip of a session (`api.md` §9.2).
+    fn compression_tip(&mut self, session_id: &str) -> Result<String, Self::Error>;
+    /// A session's title; `None` for an untitled or unknown session.
+    fn session_title(&mut self, session_id: &str) -> Result<Option<String>, Self::Error>;
+}
+
+/// The SQLite store as a [`ConversationSource`].
+struct SqliteSource<'c> {
+    conn: &'c Connection,
+    caps: FtsCapabilities,
+    continued_from: String,
+}
+
+impl ConversationSource for SqliteSource<'_> {
+    type Error = QueryError;
+
+    fn search_page(
+        &mut self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<SearchHit>, QueryError> {
+        search_messages(self.conn, query, options, self.caps)
+    }
+
+    fn continued_from(&mut self, session_id: &str) -> Result<Option<String>, QueryError> {
+        const WHAT: &str = "walking a compression chain";
+        self.conn
+            .prepare_cached(&self.continued_from)
+            .context(WHAT)?
+            .query_row([session_id], |row| Ok(text(row.get_ref(0)?)))
+            .optional()
+            .context(WHAT)
+            .map(Option::flatten)
+            .map_err(Into::into)
+    }
+
+    fn compression_tip(&mut self, session_id: &str) -> Result<String, QueryError> {
+        get_compression_tip(self.conn, session_id)
+    }
+
+    fn session_title(&mut self, session_id: &str) -> Result<Option<String>, QueryError> {
+        get_session_title(self.conn, session_id)
+    }
+}
+
 /// Searches the messages (`api.md` §8, with every filter and the sort of
 /// `options`) and collapses the hits by conversation; `options.limit` and
 /// `options.offset` count conversations, not hits.
@@ -133,8 +199,27 @@ pub fn search_conversations_in(
     scope: &ConversationScope,
     caps: FtsCapabilities,
 ) -> Result<Vec<ConversationHit>, QueryError> {
+    let mut source = SqliteSource {
+        conn,
+        caps,
+        continued_from: continued_from_sql(),
+    };
+    group_conversations(&mut source, query, options, scope)
+}
+
+/// The search by conversation over any [`ConversationSource`]: the hits
+/// `scope` takes, read page by page in the search's order and collapsed by
+/// conversation; `options.limit` and `options.offset` count conversations.
+/// The reading bound ([`MAX_HITS_READ`]) counts every hit read, in scope or
+/// not.
+pub fn group_conversations<S: ConversationSource>(
+    source: &mut S,
+    query: &str,
+    options: &SearchOptions,
+    scope: &ConversationScope,
+) -> Result<Vec<ConversationHit>, S::Error> {
     let wanted = options.offset as usize + options.limit as usize;
-    let mut grouping = Grouping::new(conn);
+    let mut grouping = Grouping::default();
     let mut page = SearchOptions {
         limit: PAGE_HITS,
         offset: 0,
@@ -142,7 +227,7 @@ pub fn search_conversations_in(
     };
     let mut read = 0usize;
     loop {
-        let hits = search_messages(conn, query, &page, caps)?;
+        let hits = source.search_page(query, &page)?;
         let count = hits.len();
         let mut past = false;
         for hit in hits {
@@ -151,7 +236,7 @@ pub fn search_conversations_in(
                 break;
             }
             if scope.takes(&hit) {
-                grouping.add(hit)?;
+                grouping.add(source, hit)?;
             }
         }
         read += count;
@@ -164,13 +249,12 @@ pub fn search_conversations_in(
         };
         page.offset = next;
     }
-    grouping.finish(options.offset as usize, options.limit as usize)
+    grouping.finish(source, options.offset as usize, options.limit as usize)
 }
 
 /// The conversations met so far, in the order of their best hits.
-struct Grouping<'c> {
-    conn: &'c Connection,
-    continued_from: String,
+#[derive(Default)]
+struct Grouping {
     /// Each session met: its conversation's root and its depth in the chain.
     roots: HashMap<String, (String, usize)>,
     /// Message ids already counted (pages may overlap if the store changes).
@@ -188,23 +272,16 @@ struct Building {
     last: f64,
 }
 
-impl<'c> Grouping<'c> {
-    fn new(conn: &'c Connection) -> Self {
-        Grouping {
-            conn,
-            continued_from: continued_from_sql(),
-            roots: HashMap::new(),
-            seen: HashSet::new(),
-            index: HashMap::new(),
-            conversations: Vec::new(),
-        }
-    }
-
-    fn add(&mut self, hit: SearchHit) -> Result<(), QueryError> {
+impl Grouping {
+    fn add<S: ConversationSource>(
+        &mut self,
+        source: &mut S,
+        hit: SearchHit,
+    ) -> Result<(), S::Error> {
         if !self.seen.insert(hit.id) {
             return Ok(());
         }
-        let (root, depth) = self.root_of(&hit.session_id)?;
+        let (root, depth) = self.root_of(source, &hit.session_id)?;
         let at = hit.timestamp;
         match self.index.get(&root) {
             Some(&i) => {
@@ -236,7 +313,11 @@ impl<'c> Grouping<'c> {
     }
 
     /// The conversation root of a session and the session's depth below it.
-    fn root_of(&mut self, session_id: &str) -> Result<(String, usize), QueryError> {
+    fn root_of<S: ConversationSource>(
+        &mut self,
+        source: &mut S,
+        session_id: &str,
+    ) -> Result<(String, usize), S::Error> {
         if let Some(found) = self.roots.get(session_id) {
             return Ok(found.clone());
         }
@@ -244,7 +325,7 @@ impl<'c> Grouping<'c> {
         let mut seen: HashSet<String> = HashSet::from([session_id.to_owned()]);
         for _ in 0..MAX_LINEAGE_STEPS {
             let current = chain.last().map(String::as_str).unwrap_or(session_id);
-            let Some(parent) = self.continued_from(current)? else {
+            let Some(parent) = source.continued_from(current)? else {
                 break;
             };
             if !seen.insert(parent.clone()) {
@@ -262,30 +343,22 @@ impl<'c> Grouping<'c> {
         Ok((root, depth))
     }
 
-    fn continued_from(&self, session_id: &str) -> Result<Option<String>, QueryError> {
-        const WHAT: &str = "walking a compression chain";
-        self.conn
-            .prepare_cached(&self.continued_from)
-            .context(WHAT)?
-            .query_row([session_id], |row| Ok(text(row.get_ref(0)?)))
-            .optional()
-            .context(WHAT)
-            .map(Option::flatten)
-            .map_err(Into::into)
-    }
-
     /// The page `offset..offset + limit` of the conversations, titled.
-    fn finish(self, offset: usize, limit: usize) -> Result<Vec<ConversationHit>, QueryError> {
-        let conn = self.conn;
+    fn finish<S: ConversationSource>(
+        self,
+        source: &mut S,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Vec<ConversationHit>, S::Error> {
         self.conversations
             .into_iter()
             .skip(offset)
             .take(limit)
             .map(|mut c| {
-                let tip = get_compression_tip(conn, &c.root)?;
-                let title = match get_session_title(conn, &tip)? {
+                let tip = source.compression_tip(&c.root)?;
+                let title = match source.session_title(&tip)? {
                     Some(title) => Some(title),
-                    None if tip != c.root => get_session_title(conn, &c.root)?,
+                    None if tip != c.root => source.session_title(&c.root)?,
                     None => None,
                 };
                 c.sessions.sort();

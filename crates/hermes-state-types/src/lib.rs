@@ -13,6 +13,7 @@
 
 pub mod civil;
 mod content;
+mod delegation;
 mod error_kind;
 mod message;
 pub mod pyjson;
@@ -21,6 +22,7 @@ pub mod stored;
 pub mod text;
 
 pub use content::Content;
+pub use delegation::NewDelegation;
 pub use error_kind::ErrorKind;
 pub use message::{ConversationMessage, Message, NewMessage};
 pub use session::{AuxiliaryUsage, NewSession, Session, TokenUpdate};

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use hermes_state_query::MessagePage;
+use hermes_state_query::conversation_search::{ConversationHit, ConversationScope};
+use hermes_state_query::coordination::{Delegation, DelegationFilter};
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::lookups::{PeerLookup, SessionActivity};
@@ -20,8 +22,8 @@ use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::{CompressionCooldown, HandoffState};
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{
-    AuxiliaryUsage, Content, ConversationMessage, Message, NewMessage, NewSession, Session,
-    TokenUpdate,
+    AuxiliaryUsage, Content, ConversationMessage, Message, NewDelegation, NewMessage, NewSession,
+    Session, TokenUpdate,
 };
 
 use serde_json::Value;
@@ -336,6 +338,51 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// `api.md` §11.4 (never fails: errors are reported). PostgreSQL never
     /// vacuums (docs/DECISIONS.md): `vacuumed` stays `false` there.
     fn maybe_auto_prune_and_vacuum(&self, options: &AutoPruneOptions) -> AutoPruneReport;
+    /// `api.md` §12.3: records a new async delegation.
+    fn record_delegation(&self, delegation: &NewDelegation) -> Result<()>;
+    /// `api.md` §12.3: whether the delegation exists.
+    fn update_delegation_state(
+        &self,
+        delegation_id: &str,
+        state: &str,
+        event_json: Option<&str>,
+    ) -> Result<bool>;
+    /// `api.md` §12.3: whether the delegation exists.
+    fn finish_delegation(
+        &self,
+        delegation_id: &str,
+        state: &str,
+        result_json: Option<&str>,
+    ) -> Result<bool>;
+    /// `api.md` §12.3.
+    fn get_delegation(&self, delegation_id: &str) -> Result<Option<Delegation>>;
+    /// `api.md` §12.3: oldest dispatch first, ties by id.
+    fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>>;
+    /// `api.md` §10.4: the runs of a cron job, newest first.
+    fn list_cron_job_runs(
+        &self,
+        job_id: &str,
+        limit: u32,
+        offset: u32,
+    ) -> Result<Vec<SessionActivity>>;
+    /// Messages of the sessions of one source.
+    fn message_count_of_source(&self, source: &str) -> Result<i64>;
+    /// `api.md` §2.5: `(cwd, root)` pairs fill missing roots only.
+    fn backfill_repo_roots(&self, roots: &[(&str, &str)]) -> Result<()>;
+    /// `api.md` §8 by conversation (§9.2): hits collapsed by compression
+    /// chain; `options.limit`/`offset` count conversations.
+    fn search_conversations(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ConversationHit>>;
+    /// [`SessionStore::search_conversations`] over the hits `scope` takes.
+    fn search_conversations_in(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        scope: &ConversationScope,
+    ) -> Result<Vec<ConversationHit>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -769,6 +816,60 @@ macro_rules! forward_store {
         }
         fn prune_empty_ghost_sessions(&self, sessions_dir: Option<&Path>) -> Result<usize> {
             Self::prune_empty_ghost_sessions(self, sessions_dir).map_err($err)
+        }
+        fn record_delegation(&self, delegation: &NewDelegation) -> Result<()> {
+            Self::record_delegation(self, delegation).map_err($err)
+        }
+        fn update_delegation_state(
+            &self,
+            delegation_id: &str,
+            state: &str,
+            event_json: Option<&str>,
+        ) -> Result<bool> {
+            Self::update_delegation_state(self, delegation_id, state, event_json).map_err($err)
+        }
+        fn finish_delegation(
+            &self,
+            delegation_id: &str,
+            state: &str,
+            result_json: Option<&str>,
+        ) -> Result<bool> {
+            Self::finish_delegation(self, delegation_id, state, result_json).map_err($err)
+        }
+        fn get_delegation(&self, delegation_id: &str) -> Result<Option<Delegation>> {
+            Self::get_delegation(self, delegation_id).map_err($err)
+        }
+        fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>> {
+            Self::list_delegations(self, filter).map_err($err)
+        }
+        fn list_cron_job_runs(
+            &self,
+            job_id: &str,
+            limit: u32,
+            offset: u32,
+        ) -> Result<Vec<SessionActivity>> {
+            Self::list_cron_job_runs(self, job_id, limit, offset).map_err($err)
+        }
+        fn message_count_of_source(&self, source: &str) -> Result<i64> {
+            Self::message_count_of_source(self, source).map_err($err)
+        }
+        fn backfill_repo_roots(&self, roots: &[(&str, &str)]) -> Result<()> {
+            Self::backfill_repo_roots(self, roots.iter().copied()).map_err($err)
+        }
+        fn search_conversations(
+            &self,
+            query: &str,
+            options: &SearchOptions,
+        ) -> Result<Vec<ConversationHit>> {
+            Self::search_conversations(self, query, options).map_err($err)
+        }
+        fn search_conversations_in(
+            &self,
+            query: &str,
+            options: &SearchOptions,
+            scope: &ConversationScope,
+        ) -> Result<Vec<ConversationHit>> {
+            Self::search_conversations_in(self, query, options, scope).map_err($err)
         }
         fn backend_name(&self) -> &'static str {
             $name

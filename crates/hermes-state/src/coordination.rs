@@ -12,6 +12,9 @@ use hermes_state_query::coordination as query;
 /// The row types of the reads, re-exported by the crate under their old names.
 pub use hermes_state_query::coordination::{Delegation, DelegationFilter};
 use hermes_state_schema::ddl;
+/// The argument of [`SessionDb::record_delegation`], shared with the
+/// PostgreSQL backend (see [`Delegation`] for what each column means).
+pub use hermes_state_types::NewDelegation;
 use rusqlite::{Connection, named_params};
 
 use crate::db::SessionDb;
@@ -390,48 +393,6 @@ fn process_is_gone(pid: u32) -> bool {
 #[cfg(not(target_os = "linux"))]
 fn process_is_gone(_pid: u32) -> bool {
     false
-}
-
-/// The arguments of [`SessionDb::record_delegation`]; see [`Delegation`] for
-/// what each column means. Build it with [`NewDelegation::new`] and set the
-/// optional fields directly.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NewDelegation {
-    /// Primary key; must not be empty.
-    pub delegation_id: String,
-    /// The dispatching session.
-    pub origin_session: String,
-    /// The UI session id of the origin; `''` (the column default) when none.
-    pub origin_ui_session_id: String,
-    /// The parent agent session, if any.
-    pub parent_session_id: Option<String>,
-    /// Initial state (e.g. `queued` or `running`).
-    pub state: String,
-    /// An initial event, as JSON text.
-    pub event_json: Option<String>,
-    /// The task, as JSON text.
-    pub task_json: Option<String>,
-    /// The process running the delegation.
-    pub owner_pid: Option<i64>,
-    /// That process's start time.
-    pub owner_started_at: Option<i64>,
-}
-
-impl NewDelegation {
-    /// A delegation with its id, origin session and initial state; every other
-    /// field empty.
-    pub fn new(
-        delegation_id: impl Into<String>,
-        origin_session: impl Into<String>,
-        state: impl Into<String>,
-    ) -> NewDelegation {
-        NewDelegation {
-            delegation_id: delegation_id.into(),
-            origin_session: origin_session.into(),
-            state: state.into(),
-            ..NewDelegation::default()
-        }
-    }
 }
 
 #[cfg(test)]

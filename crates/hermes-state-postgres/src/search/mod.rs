@@ -38,49 +38,56 @@ impl PgStore {
     /// backend's arguments, filters, visibility, paging and result fields.
     /// An empty or unparsable query gives no hits, as there.
     pub fn search_messages(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
-        let q = sanitize_fts5_query(query);
-        if q.trim().is_empty() {
-            return Ok(Vec::new());
-        }
-        let wants_tool = options
-            .role_filter
-            .as_ref()
-            .is_some_and(|roles| roles.iter().any(|r| r == "tool"));
-        let raw = q.trim_matches('"').trim().to_owned();
-        self.read(|tx| {
-            let mut hits = if q.chars().any(is_router_cjk) {
-                let tokens = plain_tokens(&raw);
-                let cjk_count = raw.chars().filter(|c| is_router_cjk(*c)).count();
-                let short = tokens.iter().any(|t| {
-                    t.chars().any(is_router_cjk)
-                        && t.chars().filter(|c| is_router_cjk(*c)).count() < 3
-                });
-                match (
-                    cjk_count >= 3 && !short && !wants_tool,
-                    substring_expr(&raw),
-                ) {
-                    (true, Some(expr)) => substring_route(tx, &expr, options)?,
-                    _ => like_route(tx, &tokens, options)?,
-                }
-            } else if !is_valid_fts5_syntax(&q) {
-                Vec::new()
-            } else {
-                let Some(expr) = parse(&q) else {
-                    return Ok(Vec::new());
-                };
-                let hits = word_route(tx, &expr, options)?;
-                let fallback = substring_expr(&raw).filter(|_| hits.is_empty() && !wants_tool);
-                match fallback {
-                    Some(expr) if plain_tokens(&raw).iter().all(|t| t.chars().count() >= 3) => {
-                        substring_route(tx, &expr, options)?
-                    }
-                    _ => hits,
-                }
-            };
-            attach_context(tx, &mut hits)?;
-            Ok(hits)
-        })
+        self.read(|tx| search_in(tx, query, options))
     }
+}
+
+/// [`PgStore::search_messages`] inside a read transaction (the search by
+/// conversation reads its pages in one).
+pub(crate) fn search_in(
+    tx: &mut Transaction<'_>,
+    query: &str,
+    options: &SearchOptions,
+) -> Result<Vec<SearchHit>> {
+    let q = sanitize_fts5_query(query);
+    if q.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let wants_tool = options
+        .role_filter
+        .as_ref()
+        .is_some_and(|roles| roles.iter().any(|r| r == "tool"));
+    let raw = q.trim_matches('"').trim().to_owned();
+    let mut hits = if q.chars().any(is_router_cjk) {
+        let tokens = plain_tokens(&raw);
+        let cjk_count = raw.chars().filter(|c| is_router_cjk(*c)).count();
+        let short = tokens.iter().any(|t| {
+            t.chars().any(is_router_cjk) && t.chars().filter(|c| is_router_cjk(*c)).count() < 3
+        });
+        match (
+            cjk_count >= 3 && !short && !wants_tool,
+            substring_expr(&raw),
+        ) {
+            (true, Some(expr)) => substring_route(tx, &expr, options)?,
+            _ => like_route(tx, &tokens, options)?,
+        }
+    } else if !is_valid_fts5_syntax(&q) {
+        Vec::new()
+    } else {
+        let Some(expr) = parse(&q) else {
+            return Ok(Vec::new());
+        };
+        let hits = word_route(tx, &expr, options)?;
+        let fallback = substring_expr(&raw).filter(|_| hits.is_empty() && !wants_tool);
+        match fallback {
+            Some(expr) if plain_tokens(&raw).iter().all(|t| t.chars().count() >= 3) => {
+                substring_route(tx, &expr, options)?
+            }
+            _ => hits,
+        }
+    };
+    attach_context(tx, &mut hits)?;
+    Ok(hits)
 }
 
 /// The non-operator whitespace-separated tokens of `raw` (or `[raw]`).

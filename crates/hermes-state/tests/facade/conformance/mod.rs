@@ -10,7 +10,10 @@
 
 mod accounting;
 mod backends;
+mod conversation_search;
 mod coordination;
+mod cron_and_repo_roots;
+mod delegations;
 mod deletes;
 mod handoff;
 mod lineage;
