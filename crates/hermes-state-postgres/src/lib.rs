@@ -18,6 +18,7 @@ mod coordination;
 pub mod copy;
 mod error;
 mod handoff;
+pub mod health;
 mod lineage;
 mod listing;
 mod lookups;
