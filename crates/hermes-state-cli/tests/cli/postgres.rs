@@ -8,6 +8,8 @@
 
 use crate::common::Env;
 
+mod writes;
+
 const PG_URL_VAR: &str = "HERMES_STATE_TEST_PG_URL";
 
 /// A fresh schema on the test server, dropped afterwards.
