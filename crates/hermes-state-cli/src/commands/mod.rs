@@ -12,6 +12,8 @@ mod maintenance;
 mod messages;
 mod prune;
 mod remote;
+#[cfg(feature = "postgres")]
+mod remote_doctor;
 mod remote_writes;
 mod rewind;
 mod schema;

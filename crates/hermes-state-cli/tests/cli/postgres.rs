@@ -8,6 +8,7 @@
 
 use crate::common::Env;
 
+mod doctor;
 mod writes;
 
 const PG_URL_VAR: &str = "HERMES_STATE_TEST_PG_URL";
