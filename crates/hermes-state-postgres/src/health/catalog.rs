@@ -201,16 +201,14 @@ pub(super) fn check(tx: &mut Transaction<'_>, schema: &str) -> Result<CatalogChe
         None if columns.contains_key("messages") => {
             missing.push("column messages.search_vector".to_owned());
         }
-        None => {}
-        Some((kind, generated)) => {
-            if kind != "tsvector" || !generated {
-                wrong.push(format!(
-                    "column messages.search_vector is {}{kind}, not a generated tsvector \
-                     (full-text search needs it)",
-                    if *generated { "a generated " } else { "" }
-                ));
-            }
+        Some((kind, generated)) if kind != "tsvector" || !generated => {
+            wrong.push(format!(
+                "column messages.search_vector is {}{kind}, not a generated tsvector \
+                 (full-text search needs it)",
+                if *generated { "a generated " } else { "" }
+            ));
         }
+        _ => {}
     }
     check_indexes(tx, schema, &mut missing, &mut wrong)?;
     check_keys(tx, schema, &mut missing)?;
@@ -243,12 +241,12 @@ pub(super) fn check(tx: &mut Transaction<'_>, schema: &str) -> Result<CatalogChe
     })
 }
 
-/// Table → column → (type, generated), for the store's ordinary tables.
-fn live_columns(
-    tx: &mut Transaction<'_>,
-    schema: &str,
-) -> Result<BTreeMap<String, BTreeMap<String, (String, bool)>>> {
-    let mut tables: BTreeMap<String, BTreeMap<String, (String, bool)>> = BTreeMap::new();
+/// A table's columns: name → (type as `format_type` spells it, generated).
+type Columns = BTreeMap<String, (String, bool)>;
+
+/// Table → its columns, for the store's ordinary tables.
+fn live_columns(tx: &mut Transaction<'_>, schema: &str) -> Result<BTreeMap<String, Columns>> {
+    let mut tables: BTreeMap<String, Columns> = BTreeMap::new();
     for row in tx
         .query(
             "SELECT c.relname::TEXT, a.attname::TEXT, format_type(a.atttypid, a.atttypmod), \
