@@ -145,6 +145,17 @@ fn writing_commands_on_postgresql_print_what_they_print_for_a_file() {
     both(&["--json", "sessions", "delete", "new-one", "--yes"])
         .1
         .ok();
+    // Several at once, a delegate child going with its parent.
+    both(&["sessions", "create", "--id", "x1", "--source", "cli"])
+        .1
+        .ok();
+    both(&["sessions", "create", "--id", "x2", "--source", "cli"])
+        .1
+        .ok();
+    both(&["sessions", "delete", "x1", "x2", "demo-refactor-2", "--yes"])
+        .1
+        .ok()
+        .stdout_has("and 1 delegate session(s)");
     let ids = |list: serde_json::Value| crate::common::ids(&list);
     assert_eq!(
         ids(env.run(&db, &["--json", "sessions", "list"]).ok().json()),
