@@ -201,7 +201,11 @@ impl Context {
     }
 
     /// Fails with "session does not exist" unless it does.
-    pub fn require_session(&self, db: &SessionDb, id: &str) -> CliResult<hermes_state::Session> {
+    pub fn require_session(
+        &self,
+        db: &dyn hermes_state::SessionStore,
+        id: &str,
+    ) -> CliResult<hermes_state::Session> {
         db.get_session(id)
             .map_err(|e| self.fail(&e))?
             .ok_or_else(|| self.unknown_session(id))

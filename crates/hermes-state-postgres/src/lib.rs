@@ -22,6 +22,7 @@ mod delegations;
 mod deletes;
 mod error;
 mod handoff;
+pub mod health;
 mod lineage;
 mod listing;
 mod lookups;

@@ -41,6 +41,16 @@ pub fn known_step() -> i64 {
         .unwrap_or(0)
 }
 
+/// Every PostgreSQL step this library has: version, name and refinery's
+/// checksum (what `refinery_schema_history` records for it), for the doctor.
+pub(crate) fn known_steps() -> Vec<(i64, String, u64)> {
+    embedded::migrations::runner()
+        .get_migrations()
+        .iter()
+        .map(|m| (i64::from(m.version()), m.name().to_owned(), m.checksum()))
+        .collect()
+}
+
 /// Brings the store's schema to the current steps (creating the schema and
 /// the store when missing), then sets up the optional trigram index.
 pub(crate) fn migrate(client: &mut Client, url: &StoreUrl) -> Result<Capabilities> {

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use hermes_state::SessionDb;
+use hermes_state::SessionStore;
 use serde_json::json;
 
 use crate::error::CliResult;
@@ -41,7 +41,12 @@ impl Flag {
 ///
 /// The library's setter says only whether a row matched, not how many
 /// sessions changed; comparing this set before and after tells that.
-fn flagged(ctx: &Context, db: &SessionDb, id: &str, flag: Flag) -> CliResult<BTreeSet<String>> {
+fn flagged(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    id: &str,
+    flag: Flag,
+) -> CliResult<BTreeSet<String>> {
     let mut ids: BTreeSet<String> = BTreeSet::new();
     for entry in db.ancestors(id).map_err(|e| ctx.fail(&e))? {
         ids.insert(entry.id);
@@ -67,9 +72,19 @@ fn flagged(ctx: &Context, db: &SessionDb, id: &str, flag: Flag) -> CliResult<BTr
 /// Sets or clears `flag` on the compression lineage of `id` and says how
 /// many sessions changed.
 pub fn set(ctx: &Context, id: &str, flag: Flag, on: bool) -> CliResult {
-    let db = ctx.open(Access::Write)?;
-    ctx.require_session(&db, id)?;
-    let before = flagged(ctx, &db, id, flag)?;
+    set_in(ctx, &ctx.open(Access::Write)?, id, flag, on)
+}
+
+/// [`set`] on any store.
+pub(super) fn set_in(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    id: &str,
+    flag: Flag,
+    on: bool,
+) -> CliResult {
+    ctx.require_session(db, id)?;
+    let before = flagged(ctx, db, id, flag)?;
     let matched = match flag {
         Flag::Archived => db.set_session_archived(id, on),
         Flag::Pinned => db.set_session_pinned(id, on),
@@ -78,7 +93,7 @@ pub fn set(ctx: &Context, id: &str, flag: Flag, on: bool) -> CliResult {
     if !matched {
         return Err(ctx.unknown_session(id));
     }
-    let after = flagged(ctx, &db, id, flag)?;
+    let after = flagged(ctx, db, id, flag)?;
     let changed: Vec<&String> = if on {
         after.difference(&before).collect()
     } else {

@@ -3,7 +3,7 @@
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 
-use hermes_state::{MessagePage, NewMessage};
+use hermes_state::{MessagePage, NewMessage, SessionStore};
 use serde_json::json;
 
 use crate::cli::{AppendArgs, MessagesListArgs};
@@ -50,7 +50,11 @@ fn read_stdin() -> CliResult<String> {
 
 /// `messages append`
 pub fn append(ctx: &Context, args: AppendArgs) -> CliResult {
-    let db = ctx.open(Access::Write)?;
+    append_in(ctx, &ctx.open(Access::Write)?, args)
+}
+
+/// `messages append` on any store.
+pub(super) fn append_in(ctx: &Context, db: &dyn SessionStore, args: AppendArgs) -> CliResult {
     let content = read_content(&args)?;
     let mut message = NewMessage::new(&args.id, args.role());
     message.content = content.map(Into::into);

@@ -12,6 +12,9 @@ mod maintenance;
 mod messages;
 mod prune;
 mod remote;
+#[cfg(feature = "postgres")]
+mod remote_doctor;
+mod remote_writes;
 mod rewind;
 mod schema;
 mod search;
@@ -39,7 +42,7 @@ macro_rules! to_json {
 pub(crate) use to_json;
 
 /// Number of sessions in the store.
-pub fn session_count(ctx: &Context, db: &hermes_state::SessionDb) -> CliResult<i64> {
+pub fn session_count(ctx: &Context, db: &dyn hermes_state::SessionStore) -> CliResult<i64> {
     db.session_count(None).map_err(|e| ctx.fail(&e))
 }
 

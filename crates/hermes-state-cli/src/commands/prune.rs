@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::{PruneFilters, PruneOptions};
+use hermes_state::{PruneFilters, PruneOptions, SessionStore};
 use serde_json::{Map, Value, json};
 
 use crate::cli::PruneArgs;
@@ -119,15 +119,22 @@ fn with_window(args: &PruneArgs) -> PruneArgs {
 
 /// `prune`
 pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
-    let args = &with_window(args);
-    let consent = Consent::new(args.consent.yes);
     let access = if args.dry_run {
         Access::Read
     } else {
-        consent.require(ctx)?;
+        Consent::new(args.consent.yes).require(ctx)?;
         Access::Write
     };
-    let db = ctx.open(access)?;
+    prune_in(ctx, &ctx.open(access)?, args)
+}
+
+/// `prune` on any store (opened read-only for `--dry-run`).
+pub(super) fn prune_in(ctx: &Context, db: &dyn SessionStore, args: &PruneArgs) -> CliResult {
+    let args = &with_window(args);
+    let consent = Consent::new(args.consent.yes);
+    if !args.dry_run {
+        consent.require(ctx)?;
+    }
     let options = PruneOptions {
         older_than_days: args.older_than_days.map(f64::from),
         source: args.source.clone(),

@@ -142,6 +142,11 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
         }
         Command::Stats(args) => super::stats::stats_of(&ctx, open()?.as_ref(), &args),
         Command::MigrateTo(args) => to_sqlite(&ctx, url, &args),
+        #[cfg(feature = "postgres")]
+        Command::Doctor(args) => super::remote_doctor::doctor(&ctx, url, &args),
+        command if super::remote_writes::handles(&command) => {
+            super::remote_writes::run(&ctx, url, command)
+        }
         _ => Err(not_here(&ctx, &format!("`{command}`"))),
     }
 }
@@ -155,11 +160,14 @@ fn is_reading(command: &Command) -> bool {
         ) | Command::Stats(_)
             | Command::Messages(MessagesCommand::List(_))
             | Command::Search(_)
-            | Command::Title(TitleCommand::Get(_) | TitleCommand::Resolve(_))
-    )
+            | Command::Title(
+                TitleCommand::Get(_) | TitleCommand::Resolve(_) | TitleCommand::Next(_)
+            )
+    ) || matches!(command, Command::Prune(args) if args.dry_run)
+        || matches!(command, Command::Doctor(args) if !args.repair)
 }
 
-fn not_here(ctx: &Context, what: &str) -> CliError {
+pub(super) fn not_here(ctx: &Context, what: &str) -> CliError {
     CliError::usage(format!(
         "{what}: not available on a PostgreSQL store yet ({})",
         ctx.path.display()

@@ -1,5 +1,6 @@
 //! `sessions rewind|restore` (`api.md` §4.5).
 
+use hermes_state::SessionStore;
 use serde_json::{Value, json};
 
 use crate::cli::{RestoreArgs, RewindArgs};
@@ -11,8 +12,12 @@ use crate::store::{Access, Context};
 
 /// `sessions rewind`
 pub fn rewind(ctx: &Context, args: &RewindArgs) -> CliResult {
-    let db = ctx.open(Access::Write)?;
-    ctx.require_session(&db, &args.id)?;
+    rewind_in(ctx, &ctx.open(Access::Write)?, args)
+}
+
+/// `sessions rewind` on any store.
+pub(super) fn rewind_in(ctx: &Context, db: &dyn SessionStore, args: &RewindArgs) -> CliResult {
+    ctx.require_session(db, &args.id)?;
     let result = db
         .rewind_to_message(&args.id, args.to)
         .map_err(|e| ctx.fail(&e))?;
@@ -43,8 +48,12 @@ pub fn rewind(ctx: &Context, args: &RewindArgs) -> CliResult {
 
 /// `sessions restore`
 pub fn restore(ctx: &Context, args: &RestoreArgs) -> CliResult {
-    let db = ctx.open(Access::Write)?;
-    ctx.require_session(&db, &args.id)?;
+    restore_in(ctx, &ctx.open(Access::Write)?, args)
+}
+
+/// `sessions restore` on any store.
+pub(super) fn restore_in(ctx: &Context, db: &dyn SessionStore, args: &RestoreArgs) -> CliResult {
+    ctx.require_session(db, &args.id)?;
     let since = args.since.unwrap_or(0);
     let restored = db
         .restore_rewound(&args.id, since)

@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::hash::{BuildHasher, Hasher};
 
-use hermes_state::{LineageEntry, MessagePage, NewSession, Session, SessionDb};
+use hermes_state::{LineageEntry, MessagePage, NewSession, Session, SessionDb, SessionStore};
 use serde_json::{Value, json};
 
 use crate::cli::{ClearArgs, CreateArgs, DeleteArgs, EndArgs, LineageArgs, ShowArgs};
@@ -74,7 +74,11 @@ fn new_session_id() -> String {
 
 /// `sessions create`
 pub fn create(ctx: &Context, args: &CreateArgs) -> CliResult {
-    let db = ctx.open(Access::Create)?;
+    create_in(ctx, &ctx.open(Access::Create)?, args)
+}
+
+/// `sessions create` on any store.
+pub(super) fn create_in(ctx: &Context, db: &dyn SessionStore, args: &CreateArgs) -> CliResult {
     let id = args.id.clone().unwrap_or_else(new_session_id);
     let existed = db.get_session(&id).map_err(|e| ctx.fail(&e))?.is_some();
     let mut session = NewSession::new(&id, &args.source);
@@ -90,14 +94,14 @@ pub fn create(ctx: &Context, args: &CreateArgs) -> CliResult {
         ));
     }
     if ctx.out.json {
-        let row = ctx.require_session(&db, &id)?;
+        let row = ctx.require_session(db, &id)?;
         return ctx.out.json(&to_json!(&row));
     }
     ctx.out.line(&id)
 }
 
 /// Prints a session row (JSON) or a confirmation (human).
-fn confirm(ctx: &Context, db: &SessionDb, id: &str, message: String) -> CliResult {
+fn confirm(ctx: &Context, db: &dyn SessionStore, id: &str, message: String) -> CliResult {
     if ctx.out.json {
         let row = ctx.require_session(db, id)?;
         return ctx.out.json(&to_json!(&row));
@@ -110,13 +114,17 @@ fn confirm(ctx: &Context, db: &SessionDb, id: &str, message: String) -> CliResul
 
 /// `sessions end`
 pub fn end(ctx: &Context, args: &EndArgs) -> CliResult {
-    let db = ctx.open(Access::Write)?;
-    let before = ctx.require_session(&db, &args.id)?;
+    end_in(ctx, &ctx.open(Access::Write)?, args)
+}
+
+/// `sessions end` on any store.
+pub(super) fn end_in(ctx: &Context, db: &dyn SessionStore, args: &EndArgs) -> CliResult {
+    let before = ctx.require_session(db, &args.id)?;
     if before.ended_at.is_some() {
         // The first end wins, as in the original: nothing changes.
         return confirm(
             ctx,
-            &db,
+            db,
             &args.id,
             format!(
                 "session {} was already ended ({}); the first end is kept (`sessions reopen` makes it live again)",
@@ -129,7 +137,7 @@ pub fn end(ctx: &Context, args: &EndArgs) -> CliResult {
         .map_err(|e| ctx.fail(&e))?;
     confirm(
         ctx,
-        &db,
+        db,
         &args.id,
         format!("ended session {} ({})", args.id, args.reason),
     )
@@ -137,18 +145,37 @@ pub fn end(ctx: &Context, args: &EndArgs) -> CliResult {
 
 /// `sessions reopen`
 pub fn reopen(ctx: &Context, id: &str) -> CliResult {
-    let db = ctx.open(Access::Write)?;
-    ctx.require_session(&db, id)?;
+    reopen_in(ctx, &ctx.open(Access::Write)?, id)
+}
+
+/// `sessions reopen` on any store.
+pub(super) fn reopen_in(ctx: &Context, db: &dyn SessionStore, id: &str) -> CliResult {
+    ctx.require_session(db, id)?;
     db.reopen_session(id).map_err(|e| ctx.fail(&e))?;
-    confirm(ctx, &db, id, format!("reopened session {id}"))
+    confirm(ctx, db, id, format!("reopened session {id}"))
 }
 
 /// `sessions delete`: every id must exist, else nothing is deleted (a typo
 /// does not delete the rest of the list).
 pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
+    Consent::new(args.consent.yes).require(ctx)?;
+    let db = ctx.open(Access::Write)?;
+    delete_in(ctx, &db, args, &|ids| {
+        db.delete_sessions(ids, args.sessions_dir.as_deref())
+            .map(|_| ())
+    })
+}
+
+/// `sessions delete` on any store; `remove` deletes the (existing,
+/// distinct) ids with their delegate children.
+pub(super) fn delete_in(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    args: &DeleteArgs,
+    remove: &dyn Fn(&[&str]) -> hermes_state::Result<()>,
+) -> CliResult {
     let consent = Consent::new(args.consent.yes);
     consent.require(ctx)?;
-    let db = ctx.open(Access::Write)?;
     let mut ids: Vec<&str> = Vec::new();
     for id in &args.ids {
         if !ids.contains(&id.as_str()) {
@@ -156,7 +183,7 @@ pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
         }
     }
     for id in &ids {
-        ctx.require_session(&db, id)?;
+        ctx.require_session(db, id)?;
     }
     consent.ask(
         ctx,
@@ -165,10 +192,9 @@ pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
             sessions_summary(&ids)
         ),
     )?;
-    let before = session_count(ctx, &db)?;
-    db.delete_sessions(&ids, args.sessions_dir.as_deref())
-        .map_err(|e| ctx.fail(&e))?;
-    let deleted = before - session_count(ctx, &db)?;
+    let before = session_count(ctx, db)?;
+    remove(&ids).map_err(|e| ctx.fail(&e))?;
+    let deleted = before - session_count(ctx, db)?;
     if ctx.out.json {
         let mut value = json!({"ids": ids, "deleted": true, "sessions_deleted": deleted});
         if let ([id], Value::Object(map)) = (ids.as_slice(), &mut value) {
@@ -194,11 +220,16 @@ pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
 
 /// `sessions clear`
 pub fn clear(ctx: &Context, args: &ClearArgs) -> CliResult {
+    Consent::new(args.consent.yes).require(ctx)?;
+    clear_in(ctx, &ctx.open(Access::Write)?, args)
+}
+
+/// `sessions clear` on any store.
+pub(super) fn clear_in(ctx: &Context, db: &dyn SessionStore, args: &ClearArgs) -> CliResult {
     let id = args.id.as_str();
     let consent = Consent::new(args.consent.yes);
     consent.require(ctx)?;
-    let db = ctx.open(Access::Write)?;
-    ctx.require_session(&db, id)?;
+    ctx.require_session(db, id)?;
     let removed = db.message_count(Some(id)).map_err(|e| ctx.fail(&e))?;
     consent.ask(
         ctx,

@@ -1,5 +1,6 @@
 //! `title set|get|resolve|next`.
 
+use hermes_state::SessionStore;
 use serde_json::json;
 
 use crate::cli::TitleSetArgs;
@@ -72,7 +73,11 @@ pub fn resolve(ctx: &Context, title: &str) -> CliResult {
 
 /// `title next`
 pub fn next(ctx: &Context, title: &str) -> CliResult {
-    let db = ctx.open(Access::Read)?;
+    next_in(ctx, &ctx.open(Access::Read)?, title)
+}
+
+/// `title next` on any store.
+pub(super) fn next_in(ctx: &Context, db: &dyn SessionStore, title: &str) -> CliResult {
     let next = db
         .get_next_title_in_lineage(title)
         .map_err(|e| ctx.fail(&e))?;

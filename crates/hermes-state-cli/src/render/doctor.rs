@@ -4,7 +4,10 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::{CounterMismatch, DoctorReport, FtsCheck, FtsNote, FtsRebuild, RepairReport};
+use hermes_state::{
+    CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote, FtsRebuild,
+    LineageCycle, OrphanedMessages, RepairReport,
+};
 
 /// One FTS table's check: `ok`, `ok (index only: …)`, `FAILED: …`, `skipped: …`.
 pub fn check_text(check: &FtsCheck) -> String {
@@ -49,6 +52,65 @@ pub fn counter_text(c: &CounterMismatch) -> String {
     )
 }
 
+/// What the row checks found: the same on both backends.
+pub struct RowFindings<'a> {
+    /// Counters that differ from the rows.
+    pub counters: &'a [CounterMismatch],
+    /// Parents that do not exist.
+    pub dangling_parents: &'a [DanglingParent],
+    /// Messages of missing sessions.
+    pub orphaned_messages: &'a [OrphanedMessages],
+    /// Parent-link cycles.
+    pub cycles: &'a [LineageCycle],
+    /// Titles held by several sessions.
+    pub duplicate_titles: &'a [DuplicateTitle],
+}
+
+/// One line per row finding, the lines both backends' doctors print.
+pub fn row_findings(f: &mut String, found: &RowFindings<'_>) {
+    for c in found.counters.iter().filter(|c| !c.counted_by_old_rule) {
+        let _ = writeln!(f, "wrong counters: {}", counter_text(c));
+    }
+    for c in found.counters.iter().filter(|c| c.counted_by_old_rule) {
+        let _ = writeln!(
+            f,
+            "note: counted by the old rule, not damage: {} (Hermes before 2026-03-07 counted one per message with tool calls and one per tool result; --repair recounts)",
+            counter_text(c)
+        );
+    }
+    for d in found.dangling_parents {
+        let _ = writeln!(
+            f,
+            "dangling parent: {} names missing session {}",
+            d.session_id, d.missing_parent
+        );
+    }
+    for o in found.orphaned_messages {
+        let _ = writeln!(
+            f,
+            "orphaned messages: {} row(s) of missing session {} (not repaired)",
+            o.messages, o.session_id
+        );
+    }
+    for c in found.cycles {
+        let _ = writeln!(
+            f,
+            "lineage cycle: {} -> {} (cut at {})",
+            c.sessions.join(" -> "),
+            c.sessions.first().map_or("", String::as_str),
+            c.closing
+        );
+    }
+    for d in found.duplicate_titles {
+        let _ = writeln!(
+            f,
+            "duplicate title {:?}: held by {}",
+            d.title,
+            d.holders.join(", ")
+        );
+    }
+}
+
 /// The doctor's report: `healthy` or `N problem(s) found`, then one line per finding.
 pub fn doctor_text(report: &DoctorReport) -> String {
     let mut f = String::new();
@@ -72,47 +134,16 @@ pub fn doctor_text(report: &DoctorReport) -> String {
     for check in &report.fts {
         let _ = writeln!(f, "{}: {}", check.table, check_text(&check.check));
     }
-    for c in report.counters.iter().filter(|c| !c.counted_by_old_rule) {
-        let _ = writeln!(f, "wrong counters: {}", counter_text(c));
-    }
-    for c in report.counters.iter().filter(|c| c.counted_by_old_rule) {
-        let _ = writeln!(
-            f,
-            "note: counted by the old rule, not damage: {} (Hermes before 2026-03-07 counted one per message with tool calls and one per tool result; --repair recounts)",
-            counter_text(c)
-        );
-    }
-    for d in &report.dangling_parents {
-        let _ = writeln!(
-            f,
-            "dangling parent: {} names missing session {}",
-            d.session_id, d.missing_parent
-        );
-    }
-    for o in &report.orphaned_messages {
-        let _ = writeln!(
-            f,
-            "orphaned messages: {} row(s) of missing session {} (not repaired)",
-            o.messages, o.session_id
-        );
-    }
-    for c in &report.cycles {
-        let _ = writeln!(
-            f,
-            "lineage cycle: {} -> {} (cut at {})",
-            c.sessions.join(" -> "),
-            c.sessions.first().map_or("", String::as_str),
-            c.closing
-        );
-    }
-    for d in &report.duplicate_titles {
-        let _ = writeln!(
-            f,
-            "duplicate title {:?}: held by {}",
-            d.title,
-            d.holders.join(", ")
-        );
-    }
+    row_findings(
+        &mut f,
+        &RowFindings {
+            counters: &report.counters,
+            dangling_parents: &report.dangling_parents,
+            orphaned_messages: &report.orphaned_messages,
+            cycles: &report.cycles,
+            duplicate_titles: &report.duplicate_titles,
+        },
+    );
     if report.title_index_missing {
         f.push_str("unique title index missing\n");
     }

@@ -4,3 +4,5 @@
 pub mod conversation;
 pub mod doctor;
 pub mod markdown;
+#[cfg(feature = "postgres")]
+pub mod pg_doctor;

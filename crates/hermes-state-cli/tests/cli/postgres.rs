@@ -8,6 +8,9 @@
 
 use crate::common::Env;
 
+mod doctor;
+mod writes;
+
 const PG_URL_VAR: &str = "HERMES_STATE_TEST_PG_URL";
 
 /// A fresh schema on the test server, dropped afterwards.

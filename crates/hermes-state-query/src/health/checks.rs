@@ -211,12 +211,63 @@ pub fn fts_notes(conn: &Connection) -> Result<Vec<FtsNote>> {
 fn tool_calls_in(value: &SqlValue) -> i64 {
     match value {
         SqlValue::Null => 0,
-        SqlValue::Text(text) => match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(serde_json::Value::Array(calls)) => calls.len() as i64,
-            Ok(serde_json::Value::Null) => 0,
-            _ => 1,
-        },
+        SqlValue::Text(text) => tool_calls_in_text(text),
         _ => 1,
+    }
+}
+
+/// Number of tool calls a stored `tool_calls` text stands for: a JSON list
+/// its length, JSON null none, anything else one (`api.md` §4.3). Shared
+/// with the PostgreSQL backend's doctor, whose column is always text.
+pub fn tool_calls_in_text(text: &str) -> i64 {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Array(calls)) => calls.len() as i64,
+        Ok(serde_json::Value::Null) => 0,
+        _ => 1,
+    }
+}
+
+/// What one session's live rows (`compacted = 0`) count to: messages, tool
+/// calls by today's rule, and tool calls by the rule Hermes used before
+/// 2026-03-07 (one per message carrying calls, one per `tool` result).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowCounts {
+    /// Message rows.
+    pub messages: i64,
+    /// Tool calls, today's rule.
+    pub tool_calls: i64,
+    /// Tool calls, the old rule.
+    pub old_rule_tool_calls: i64,
+}
+
+impl RowCounts {
+    /// Counts a row carrying `calls` tool calls (see [`tool_calls_in_text`]),
+    /// `tool_result` when its role is `tool`. Messages are counted apart.
+    pub fn add_tool_row(&mut self, calls: i64, tool_result: bool) {
+        self.tool_calls += calls;
+        self.old_rule_tool_calls += i64::from(tool_result || calls > 0);
+    }
+
+    /// The session's mismatch, if its stored counters differ from these
+    /// counts; marked [`CounterMismatch::counted_by_old_rule`] when the
+    /// message count is right and the tool-call count is the old rule's.
+    pub fn mismatch(
+        &self,
+        session_id: String,
+        message_count: Option<i64>,
+        tool_call_count: Option<i64>,
+    ) -> Option<CounterMismatch> {
+        (message_count != Some(self.messages) || tool_call_count != Some(self.tool_calls)).then(
+            || CounterMismatch {
+                session_id,
+                message_count,
+                real_message_count: self.messages,
+                tool_call_count,
+                real_tool_call_count: self.tool_calls,
+                counted_by_old_rule: message_count == Some(self.messages)
+                    && tool_call_count == Some(self.old_rule_tool_calls),
+            },
+        )
     }
 }
 
@@ -233,7 +284,7 @@ fn tool_calls_in(value: &SqlValue) -> i64 {
 /// docs/DECISIONS.md ("doctor and the old tool-call counting rule").
 pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
     // Per session: messages, tool calls, tool calls under the old rule.
-    let mut real: HashMap<String, (i64, i64, i64)> = HashMap::new();
+    let mut real: HashMap<String, RowCounts> = HashMap::new();
     {
         let mut stmt = conn
             .prepare(
@@ -244,7 +295,7 @@ pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
         while let Some(row) = rows.next().context("counting messages")? {
             real.entry(row.get(0).context("counting messages")?)
                 .or_default()
-                .0 = row.get(1).context("counting messages")?;
+                .messages = row.get(1).context("counting messages")?;
         }
     }
     {
@@ -258,11 +309,9 @@ pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
         while let Some(row) = rows.next().context("counting tool calls")? {
             let calls = tool_calls_in(&row.get::<_, SqlValue>(1).context("counting tool calls")?);
             let tool_result = row.get::<_, bool>(2).context("counting tool calls")?;
-            let counts = real
-                .entry(row.get(0).context("counting tool calls")?)
-                .or_default();
-            counts.1 += calls;
-            counts.2 += i64::from(tool_result || calls > 0);
+            real.entry(row.get(0).context("counting tool calls")?)
+                .or_default()
+                .add_tool_row(calls, tool_result);
         }
     }
     // `main.sessions`, not the compatibility view of an old file (which has
@@ -284,18 +333,8 @@ pub fn counter_mismatches(conn: &Connection) -> Result<Vec<CounterMismatch>> {
     Ok(sessions
         .into_iter()
         .filter_map(|(session_id, message_count, tool_call_count)| {
-            let (messages, calls, old_rule) = real.get(&session_id).copied().unwrap_or_default();
-            (message_count != Some(messages) || tool_call_count != Some(calls)).then_some(
-                CounterMismatch {
-                    session_id,
-                    message_count,
-                    real_message_count: messages,
-                    tool_call_count,
-                    real_tool_call_count: calls,
-                    counted_by_old_rule: message_count == Some(messages)
-                        && tool_call_count == Some(old_rule),
-                },
-            )
+            let counts = real.get(&session_id).copied().unwrap_or_default();
+            counts.mismatch(session_id, message_count, tool_call_count)
         })
         .collect())
 }
@@ -362,50 +401,58 @@ pub fn orphaned_messages(conn: &Connection) -> Result<Vec<OrphanedMessages>> {
 /// Every cycle of parent links, found by walking each session's parents
 /// with a visited set (each session is walked once).
 pub fn lineage_cycles(conn: &Connection) -> Result<Vec<LineageCycle>> {
-    struct Node {
-        parent: Option<String>,
-        age: (f64, i64),
-    }
     let mut stmt = conn
         .prepare(
             "SELECT id, parent_session_id, started_at, rowid FROM main.sessions ORDER BY rowid",
         )
         .context("reading lineage")?;
-    let rows = stmt
+    let nodes = stmt
         .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                match r.get::<_, SqlValue>(2)? {
+            Ok(LineageNode {
+                id: r.get(0)?,
+                parent: r.get(1)?,
+                started_at: match r.get::<_, SqlValue>(2)? {
                     SqlValue::Real(t) => t,
                     SqlValue::Integer(t) => t as f64,
                     _ => f64::INFINITY,
                 },
-                r.get::<_, i64>(3)?,
-            ))
+                order: r.get(3)?,
+            })
         })
         .context("reading lineage")?
         .collect::<Result<Vec<_>, _>>()
         .context("reading lineage")?;
-    let order: Vec<String> = rows.iter().map(|(id, ..)| id.clone()).collect();
-    let nodes: HashMap<String, Node> = rows
-        .into_iter()
-        .map(|(id, parent, started, rowid)| {
-            (
-                id,
-                Node {
-                    parent,
-                    age: (started, rowid),
-                },
-            )
-        })
-        .collect();
+    Ok(cycles_among(&nodes))
+}
+
+/// One session as the cycle search sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineageNode {
+    /// The session.
+    pub id: String,
+    /// Its `parent_session_id`.
+    pub parent: Option<String>,
+    /// Its `started_at` (`f64::INFINITY` when unreadable).
+    pub started_at: f64,
+    /// Its insertion order (SQLite's rowid), the tie-break between equal starts.
+    pub order: i64,
+}
+
+/// Every cycle of parent links among `nodes` (given in insertion order),
+/// each closed at its oldest member. Shared with the PostgreSQL backend's
+/// doctor; plain computation, no database.
+pub fn cycles_among(nodes: &[LineageNode]) -> Vec<LineageCycle> {
+    let by_id: HashMap<&str, &LineageNode> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
+    let age = |id: &str| {
+        let node = by_id[id];
+        (node.started_at, node.order)
+    };
     let mut finished: HashSet<&str> = HashSet::new();
     let mut cycles = Vec::new();
-    for start in &order {
+    for start in nodes {
         let mut path: Vec<&str> = Vec::new();
         let mut on_path: HashMap<&str, usize> = HashMap::new();
-        let mut current = start.as_str();
+        let mut current = start.id.as_str();
         loop {
             if finished.contains(current) {
                 break;
@@ -415,11 +462,8 @@ pub fn lineage_cycles(conn: &Connection) -> Result<Vec<LineageCycle>> {
                 let closing = members
                     .iter()
                     .min_by(|a, b| {
-                        nodes[**a]
-                            .age
-                            .0
-                            .total_cmp(&nodes[**b].age.0)
-                            .then(nodes[**a].age.1.cmp(&nodes[**b].age.1))
+                        let (a, b) = (age(a), age(b));
+                        a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
                     })
                     .copied()
                     .unwrap_or(current);
@@ -431,14 +475,14 @@ pub fn lineage_cycles(conn: &Connection) -> Result<Vec<LineageCycle>> {
             }
             on_path.insert(current, path.len());
             path.push(current);
-            match nodes[current].parent.as_deref() {
-                Some(parent) if nodes.contains_key(parent) => current = parent,
+            match by_id[current].parent.as_deref() {
+                Some(parent) if by_id.contains_key(parent) => current = parent,
                 _ => break,
             }
         }
         finished.extend(path);
     }
-    Ok(cycles)
+    cycles
 }
 
 /// Non-NULL titles held by several sessions, holders in insertion order.

@@ -16,8 +16,9 @@ mod checks;
 use serde::Serialize;
 
 pub use checks::{
-    awaited_objects, counter_mismatches, dangling_parents, duplicate_titles, fts_notes, integrity,
-    lineage_cycles, missing_fts_objects, orphaned_messages, read_checks, title_index_missing,
+    LineageNode, RowCounts, awaited_objects, counter_mismatches, cycles_among, dangling_parents,
+    duplicate_titles, fts_notes, integrity, lineage_cycles, missing_fts_objects,
+    orphaned_messages, read_checks, title_index_missing, tool_calls_in_text,
 };
 
 /// How one FTS table fared.

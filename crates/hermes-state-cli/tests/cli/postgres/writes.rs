@@ -1,0 +1,201 @@
+//! The writing commands on a PostgreSQL store print what they print for a
+//! file: the same demo store on both, the same commands, the same stdout.
+
+use super::Schema;
+use crate::common::{Env, Run};
+
+#[test]
+fn writing_commands_on_postgresql_print_what_they_print_for_a_file() {
+    let Some(schema) = Schema::new("writes") else {
+        return;
+    };
+    let env = Env::new();
+    // The same demo store twice (one clock for both): one moved to
+    // PostgreSQL, one that stays a file.
+    let demo = |name: &str| {
+        let path = env.path(name);
+        env.run_env(&path, &[("HERMES_STATE_NOW", "1767225600")], &["demo"]);
+        path
+    };
+    let moved = demo("moved.db");
+    env.run(&moved, &["migrate-to", &schema.url]).ok();
+    let db = demo("demo.db");
+    let pg = |args: &[&str]| {
+        let mut all = vec!["--database-url", schema.url.as_str()];
+        all.extend_from_slice(args);
+        env.raw(&all, None)
+    };
+    let both = |args: &[&str]| -> (Run, Run) {
+        let (file, server) = (env.run(&db, args), pg(args));
+        assert_eq!(
+            (file.code, &file.stdout),
+            (server.code, &server.stdout),
+            "{args:?}\nfile stderr: {}\nPostgreSQL stderr: {}",
+            file.stderr,
+            server.stderr
+        );
+        (file, server)
+    };
+
+    both(&["sessions", "create", "--id", "new-one", "--source", "cli"])
+        .1
+        .ok();
+    both(&["sessions", "create", "--id", "new-one", "--source", "cli"])
+        .1
+        .ok()
+        .stderr_has("already existed");
+    both(&[
+        "messages",
+        "append",
+        "new-one",
+        "--role",
+        "user",
+        "--content",
+        "hi",
+    ])
+    .1
+    .ok();
+    both(&[
+        "--json",
+        "messages",
+        "append",
+        "new-one",
+        "--role",
+        "assistant",
+        "--tool-calls",
+        r#"[{"id":"c1","type":"function","function":{"name":"ls","arguments":"{}"}}]"#,
+    ])
+    .1
+    .ok();
+    both(&[
+        "messages",
+        "append",
+        "ghost",
+        "--role",
+        "user",
+        "--content",
+        "x",
+    ])
+    .1
+    .fails(1)
+    .stderr_has("does not exist");
+    both(&["sessions", "end", "new-one", "--reason", "user_exit"])
+        .1
+        .ok()
+        .stdout_has("ended session new-one (user_exit)");
+    both(&["sessions", "end", "new-one", "--reason", "again"])
+        .1
+        .ok();
+    both(&["sessions", "reopen", "new-one"]).1.ok();
+    for args in [
+        &["sessions", "archive", "demo-refactor"][..],
+        &["--json", "sessions", "archive", "demo-refactor"][..],
+        &["sessions", "unarchive", "demo-refactor"][..],
+        &["sessions", "pin", "demo-paris"][..],
+        &["sessions", "unpin", "demo-paris"][..],
+        &["title", "next", "Weather in Paris"][..],
+    ] {
+        both(args).1.ok();
+    }
+    // Rewind to the first user message of a session, then restore it.
+    let rows = pg(&["--json", "messages", "list", "demo-paris"])
+        .ok()
+        .json();
+    let first_user = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "user")
+        .unwrap()["id"]
+        .to_string();
+    both(&["sessions", "rewind", "demo-paris", "--to", &first_user])
+        .1
+        .ok()
+        .stdout_has("rewound session demo-paris");
+    both(&["sessions", "restore", "demo-paris"]).1.ok();
+    both(&["sessions", "clear", "new-one", "--yes"])
+        .1
+        .ok()
+        .stdout_has("2 message(s) deleted");
+    both(&["sessions", "clear", "new-one"]).1.fails(2);
+    // Prune: what would go, then going.
+    both(&["sessions", "end", "demo-paris", "--reason", "done"])
+        .1
+        .ok();
+    both(&["prune", "--any-age", "--dry-run"])
+        .1
+        .ok()
+        .stdout_has("would prune");
+    // (The JSON of a dry run holds whole rows, with the times each store's
+    // own writes stamped: compared by what would go.)
+    let dry = ["--json", "prune", "--any-age", "--dry-run"];
+    let (file, server) = (env.run(&db, &dry).ok().json(), pg(&dry).ok().json());
+    assert_eq!(
+        (&file["ids"], &file["count"]),
+        (&server["ids"], &server["count"])
+    );
+    both(&["prune", "--any-age", "--title-like", "Paris", "--yes"])
+        .1
+        .ok()
+        .stdout_has("pruned");
+    both(&["sessions", "delete", "new-one", "ghost", "--yes"])
+        .1
+        .fails(1)
+        .stderr_has("\"ghost\" does not exist");
+    both(&["--json", "sessions", "delete", "new-one", "--yes"])
+        .1
+        .ok();
+    // Several at once, a delegate child going with its parent.
+    both(&["sessions", "create", "--id", "x1", "--source", "cli"])
+        .1
+        .ok();
+    both(&["sessions", "create", "--id", "x2", "--source", "cli"])
+        .1
+        .ok();
+    both(&["sessions", "delete", "x1", "x2", "demo-refactor-2", "--yes"])
+        .1
+        .ok()
+        .stdout_has("and 1 delegate session(s)");
+    let ids = |list: serde_json::Value| crate::common::ids(&list);
+    assert_eq!(
+        ids(env.run(&db, &["--json", "sessions", "list"]).ok().json()),
+        ids(pg(&["--json", "sessions", "list"]).ok().json())
+    );
+
+    // What the seam cannot do is said; writes need a store and no --read-only.
+    std::fs::create_dir(env.path("transcripts")).unwrap();
+    pg(&[
+        "sessions",
+        "delete",
+        "demo-refactor",
+        "--sessions-dir",
+        env.path("transcripts").to_str().unwrap(),
+        "--yes",
+    ])
+    .fails(2)
+    .stderr_has("not available on a PostgreSQL store yet");
+    pg(&[
+        "--read-only",
+        "sessions",
+        "end",
+        "demo-refactor",
+        "--reason",
+        "x",
+    ])
+    .fails(2);
+    let elsewhere = format!("{}x", schema.url);
+    env.raw(
+        &[
+            "--database-url",
+            &elsewhere,
+            "sessions",
+            "end",
+            "a",
+            "--reason",
+            "x",
+        ],
+        None,
+    )
+    .fails(1)
+    .stderr_has("holds no hermes-state store");
+}
