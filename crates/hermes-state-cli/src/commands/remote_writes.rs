@@ -55,16 +55,14 @@ pub fn run(ctx: &Context, url: &str, command: Command) -> CliResult {
                 sessions::reopen_in(ctx, open(Access::Write)?.as_ref(), &args.id)
             }
             SessionsCommand::Delete(args) => {
-                if args.sessions_dir.is_some() {
-                    return Err(not_here(ctx, "`sessions delete --sessions-dir`"));
-                }
                 Consent::new(args.consent.yes).require(ctx)?;
                 let store = open(Access::Write)?;
-                // Each session (with its delegate children) in its own
-                // transaction: the seam deletes one at a time.
+                // One transaction for every id, transcripts removed from
+                // `--sessions-dir` as on a file.
                 sessions::delete_in(ctx, store.as_ref(), &args, &|ids| {
-                    ids.iter()
-                        .try_for_each(|id| store.delete_session(id).map(|_| ()))
+                    store
+                        .delete_sessions(ids, args.sessions_dir.as_deref())
+                        .map(|_| ())
                 })
             }
             SessionsCommand::Clear(args) => {

@@ -17,8 +17,8 @@ use serde::Serialize;
 
 pub use checks::{
     LineageNode, RowCounts, awaited_objects, counter_mismatches, cycles_among, dangling_parents,
-    duplicate_titles, fts_notes, integrity, lineage_cycles, missing_fts_objects,
-    orphaned_messages, read_checks, title_index_missing, tool_calls_in_text,
+    duplicate_titles, fts_notes, integrity, lineage_cycles, missing_fts_objects, orphaned_messages,
+    read_checks, title_index_missing, tool_calls_in_text,
 };
 
 /// How one FTS table fared.

@@ -162,18 +162,52 @@ fn writing_commands_on_postgresql_print_what_they_print_for_a_file() {
         ids(pg(&["--json", "sessions", "list"]).ok().json())
     );
 
-    // What the seam cannot do is said; writes need a store and no --read-only.
-    std::fs::create_dir(env.path("transcripts")).unwrap();
-    pg(&[
-        "sessions",
-        "delete",
-        "demo-refactor",
-        "--sessions-dir",
-        env.path("transcripts").to_str().unwrap(),
-        "--yes",
-    ])
-    .fails(2)
-    .stderr_has("not available on a PostgreSQL store yet");
+    // `--sessions-dir` removes the transcripts of what went, on both.
+    let transcripts = |name: &str| {
+        let dir = env.path(name);
+        std::fs::create_dir(&dir).unwrap();
+        for file in ["demo-refactor.json", "keep.json"] {
+            std::fs::write(dir.join(file), "{}").unwrap();
+        }
+        dir
+    };
+    let (file_dir, pg_dir) = (
+        transcripts("file-transcripts"),
+        transcripts("pg-transcripts"),
+    );
+    let delete = |dir: &std::path::Path| {
+        vec![
+            "sessions".to_owned(),
+            "delete".to_owned(),
+            "demo-refactor".to_owned(),
+            "--sessions-dir".to_owned(),
+            dir.to_str().unwrap().to_owned(),
+            "--yes".to_owned(),
+        ]
+    };
+    let file_args = delete(&file_dir);
+    let file = env.run(
+        &db,
+        &file_args.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let mut pg_args = vec!["--database-url".to_owned(), schema.url.clone()];
+    pg_args.extend(delete(&pg_dir));
+    let server = env.raw(
+        &pg_args.iter().map(String::as_str).collect::<Vec<_>>(),
+        None,
+    );
+    assert_eq!((file.code, &file.stdout), (server.code, &server.stdout));
+    server.ok();
+    for dir in [&file_dir, &pg_dir] {
+        assert!(
+            !dir.join("demo-refactor.json").exists(),
+            "{}",
+            dir.display()
+        );
+        assert!(dir.join("keep.json").exists(), "{}", dir.display());
+    }
+
+    // Writes need a store and no --read-only.
     pg(&[
         "--read-only",
         "sessions",
