@@ -36,7 +36,7 @@ pub(crate) fn marker(alias: &str, key: &str) -> String {
 }
 
 /// Whether a `model_config` text carries the `key` marker (`_branched_from`,
-/// `_delegate_from`): what [`marker`]'s SQL reads as non-NULL, for a backend
+/// `_delegate_from`): what the `marker` SQL expression reads as non-NULL, for a backend
 /// without SQLite's JSON functions. Text that is not valid JSON, a value
 /// that is not an object, a missing key and a JSON `null` carry none.
 pub fn has_marker(model_config: Option<&str>, key: &str) -> bool {

@@ -131,7 +131,7 @@ pub fn count_session_messages(
 /// Hands the rows [`get_messages`] would return to `each`, one at a time as
 /// the statement steps, so memory holds one message, not the session
 /// (SQLite's sorter for `ORDER BY id` spills to temporary storage past its
-/// cache). `each` returning [`ControlFlow::Break`] stops the walk. Returns
+/// cache). `each` returning [`ControlFlow::Break`](std::ops::ControlFlow::Break) stops the walk. Returns
 /// how many messages were handed over.
 pub fn for_each_message(
     conn: &Connection,
