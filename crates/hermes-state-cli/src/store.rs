@@ -85,13 +85,19 @@ impl Context {
         Ok(db)
     }
 
-    /// Says so when the file's store was moved elsewhere (`migrate-to`):
-    /// what it holds is the state at the move, and the agent writes there.
-    fn note_moved(&self, db: &SessionDb) {
-        let Ok(Some(target)) = db.get_meta(hermes_state::SUPERSEDED_BY) else {
+    /// Says so when the store was moved elsewhere (`migrate-to`, from a
+    /// file or from PostgreSQL): what it holds is the state at the move, and
+    /// the agent writes there.
+    pub(crate) fn note_moved(&self, store: &dyn hermes_state::SessionStore) {
+        let Ok(Some(target)) = store.get_meta(hermes_state::SUPERSEDED_BY) else {
             return;
         };
-        let when = db
+        let holder = if store.as_sqlite().is_some() {
+            "this file"
+        } else {
+            "this PostgreSQL store"
+        };
+        let when = store
             .get_meta(hermes_state::SUPERSEDED_AT)
             .ok()
             .flatten()
@@ -99,7 +105,7 @@ impl Context {
             .map(|at| format!(" on {}", crate::output::datetime(at)))
             .unwrap_or_default();
         self.out.note(format!(
-            "note: this store was moved to {target}{when}; this file holds it as it was then"
+            "note: this store was moved to {target}{when}; {holder} holds it as it was then"
         ));
     }
 

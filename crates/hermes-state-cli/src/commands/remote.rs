@@ -41,8 +41,12 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
         ))
         .hint("drop --read-only"));
     }
-    let open =
-        || open_store(&StoreLocation::Postgres(url.to_owned()), reading).map_err(|e| ctx.fail(&e));
+    let open = || {
+        let store = open_store(&StoreLocation::Postgres(url.to_owned()), reading)
+            .map_err(|e| ctx.fail(&e))?;
+        ctx.note_moved(store.as_ref());
+        Ok::<_, CliError>(store)
+    };
     match cli.command {
         Command::Sessions(SessionsCommand::List(args)) => {
             if args.picker() || args.window.is_set() {

@@ -118,8 +118,11 @@ fn open(ctx: &Context, url: &str, access: Access) -> CliResult<Box<dyn SessionSt
     if access != Access::Create {
         let reader = open_store(&location, true).map_err(fail)?;
         if access == Access::Read {
+            ctx.note_moved(reader.as_ref());
             return Ok(reader);
         }
     }
-    open_store(&location, false).map_err(fail)
+    let store = open_store(&location, false).map_err(fail)?;
+    ctx.note_moved(store.as_ref());
+    Ok(store)
 }

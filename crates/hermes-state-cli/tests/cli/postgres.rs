@@ -150,6 +150,13 @@ fn a_store_moved_to_postgresql_is_read_and_written_there_and_moved_back() {
     env.run(&back, &["search", "bike"])
         .ok()
         .stdout_has("demo-paris");
+    // The PostgreSQL store now says, on every command, where it went.
+    for args in [&["sessions", "list"][..], &["title", "get", "demo-paris"]] {
+        pg(args)
+            .ok()
+            .stderr_has("note: this store was moved to sqlite:")
+            .stderr_has("this PostgreSQL store holds it as it was then");
+    }
 }
 
 #[test]
