@@ -11,6 +11,7 @@
 mod accounting;
 mod backends;
 mod coordination;
+mod export_import;
 mod handoff;
 mod lineage;
 mod lookups;
