@@ -141,6 +141,14 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
             super::sessions::lineage_of(&ctx, open()?.as_ref(), &args)
         }
         Command::Stats(args) => super::stats::stats_of(&ctx, open()?.as_ref(), &args),
+        Command::Export(args) => {
+            if args.window.is_set() {
+                return Err(not_here(&ctx, "export --since and --until"));
+            }
+            super::export::check_export_args(&args)?;
+            super::export::export_from(&ctx, open()?.as_ref(), &args)
+        }
+        Command::Import(args) => super::export::import_into(&ctx, &args, open),
         Command::MigrateTo(args) => to_sqlite(&ctx, url, &args),
         _ => Err(not_here(&ctx, &format!("`{command}`"))),
     }
@@ -156,6 +164,7 @@ fn is_reading(command: &Command) -> bool {
             | Command::Messages(MessagesCommand::List(_))
             | Command::Search(_)
             | Command::Title(TitleCommand::Get(_) | TitleCommand::Resolve(_))
+            | Command::Export(_)
     )
 }
 
