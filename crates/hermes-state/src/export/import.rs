@@ -89,6 +89,7 @@ pub(super) struct TargetColumns {
 }
 
 impl TargetColumns {
+    #[cfg(feature = "postgres")]
     pub(super) fn from_names(
         sessions: impl IntoIterator<Item = String>,
         messages: impl IntoIterator<Item = String>,
@@ -128,8 +129,10 @@ pub(super) enum ImportLine {
 }
 
 /// One non-empty line (its number, object and size), as [`JsonLines`] gives it.
+#[cfg(feature = "postgres")]
 pub(super) type LineParts = (u64, Map<String, Value>, usize);
 
+#[cfg(feature = "postgres")]
 impl RawLine {
     pub(super) fn into_parts(self) -> LineParts {
         (self.number, self.object, self.size)
