@@ -179,17 +179,27 @@ impl Import {
                 else {
                     return Ok(());
                 };
-                let keep = match id {
-                    Some(id) if *explicit_ids => *id > *last_id && !message_exists(tx, *id)?,
-                    _ => false,
-                };
-                if !keep {
-                    *explicit_ids = false;
-                    if id.is_some() {
-                        self.outcome.renumbered += 1;
+                // Under its own id while that id is free and keeps the order
+                // (one statement: a taken id inserts nothing), else a new one.
+                let kept = match id {
+                    Some(id) if *explicit_ids && *id > *last_id => {
+                        self.insert_message(tx, index, Some(*id), values)?
                     }
-                }
-                *last_id = self.insert_message(tx, index, keep.then_some(*id).flatten(), values)?;
+                    _ => None,
+                };
+                *last_id = match kept {
+                    Some(kept) => kept,
+                    None => {
+                        *explicit_ids = false;
+                        if id.is_some() {
+                            self.outcome.renumbered += 1;
+                        }
+                        self.insert_message(tx, index, None, values)?
+                            .ok_or_else(|| {
+                                PgError::InvalidInput("a message was not inserted".into())
+                            })?
+                    }
+                };
                 self.outcome.messages += 1;
                 Ok(())
             }
@@ -228,14 +238,15 @@ impl Import {
         Ok(())
     }
 
-    /// Inserts a message (under `id` when given); returns its id.
+    /// Inserts a message (under `id` when given and free); returns its id,
+    /// `None` when `id` was taken (and nothing was inserted).
     fn insert_message(
         &mut self,
         tx: &mut Transaction<'_>,
         index: usize,
         id: Option<i64>,
         values: &[(String, StoredValue)],
-    ) -> Result<i64> {
+    ) -> Result<Option<i64>> {
         let what = || format!("import row {}: a message", index + 1);
         let (mut names, mut params) = bind(&self.messages, values, &what)?;
         match id {
@@ -246,17 +257,22 @@ impl Import {
             }
             None => self.sync_sequence(tx)?,
         }
+        let on_conflict = if id.is_some() {
+            " ON CONFLICT (id) DO NOTHING"
+        } else {
+            ""
+        };
         let sql = format!(
-            "INSERT INTO messages ({}) VALUES ({}) RETURNING id",
+            "INSERT INTO messages ({}) VALUES ({}){on_conflict} RETURNING id",
             names.join(", "),
             placeholders(names.len())
         );
         let statement = self.statement(tx, &sql)?;
         let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref()).collect();
         Ok(tx
-            .query_one(&statement, &refs)
+            .query_opt(&statement, &refs)
             .context(&format!("importing {}", what()))?
-            .get(0))
+            .map(|row| row.get(0)))
     }
 
     /// Moves the message id sequence past the highest id after ids were
@@ -330,16 +346,6 @@ fn session_exists(tx: &mut Transaction<'_>, id: &str) -> Result<bool> {
             &[&id],
         )
         .context("checking a session")?
-        .get(0))
-}
-
-fn message_exists(tx: &mut Transaction<'_>, id: i64) -> Result<bool> {
-    Ok(tx
-        .query_one(
-            "SELECT EXISTS(SELECT 1 FROM messages WHERE id = $1)",
-            &[&id],
-        )
-        .context("checking a message id")?
         .get(0))
 }
 
