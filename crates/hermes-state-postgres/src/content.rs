@@ -19,6 +19,18 @@ const BYTES_PREFIX: &str = "\u{1}bytes:";
 const INT_PREFIX: &str = "\u{1}int:";
 const REAL_PREFIX: &str = "\u{1}real:";
 
+/// What SQLite's `messages.content` (TEXT affinity) holds for a value a
+/// writer binds: an integer becomes its decimal text (`42` → `'42'`, a
+/// boolean's `1` → `'1'`), as `api.md` §4.2 says. A real is kept as a
+/// number here (its SQLite text, 15 significant digits, is not rebuilt:
+/// docs/POSTGRES.md); text, bytes and NULL are kept.
+pub fn as_written(value: StoredValue) -> StoredValue {
+    match value {
+        StoredValue::Integer(i) => StoredValue::Text(i.to_string()),
+        other => other,
+    }
+}
+
 /// The text to store for a value as SQLite would hold it; `what` names the
 /// row in the error for text PostgreSQL cannot hold.
 pub fn to_pg(value: &StoredValue, what: &str) -> Result<Option<String>> {

@@ -55,13 +55,13 @@ pub struct CopyReport {
 
 /// A column of the target and how its values are held.
 #[derive(Debug, Clone)]
-struct Column {
-    name: String,
+pub(crate) struct Column {
+    pub(crate) name: String,
     kind: ColumnKind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum ColumnKind {
+pub(crate) enum ColumnKind {
     Integer,
     Real,
     Text,
@@ -141,7 +141,7 @@ fn ensure_empty(tx: &mut Transaction<'_>) -> Result<()> {
     Ok(())
 }
 
-fn columns(tx: &mut Transaction<'_>, schema: &str, table: &str) -> Result<Vec<Column>> {
+pub(crate) fn columns(tx: &mut Transaction<'_>, schema: &str, table: &str) -> Result<Vec<Column>> {
     let rows = tx
         .query(
             "SELECT column_name::TEXT, data_type::TEXT FROM information_schema.columns \
@@ -167,7 +167,7 @@ fn columns(tx: &mut Transaction<'_>, schema: &str, table: &str) -> Result<Vec<Co
 }
 
 /// A source value as the parameter for a column of this kind.
-fn param(
+pub(crate) fn param(
     value: &StoredValue,
     column: &Column,
     what: &dyn Fn() -> String,

@@ -185,11 +185,13 @@ impl PgStore {
         let encoded = match content {
             None => None,
             // Content PostgreSQL cannot hold (a NUL) is in no row here.
-            Some(c) => match content::to_pg(&stored::encode_content(c), WHAT) {
-                Ok(Some(text)) => Some(text),
-                Ok(None) => None,
-                Err(_) => return Ok(0),
-            },
+            Some(c) => {
+                match content::to_pg(&content::as_written(stored::encode_content(c)), WHAT) {
+                    Ok(Some(text)) => Some(text),
+                    Ok(None) => None,
+                    Err(_) => return Ok(0),
+                }
+            }
         };
         self.write(WHAT, |tx| {
             let changed = tx

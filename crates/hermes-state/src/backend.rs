@@ -7,6 +7,8 @@
 //! build links no PostgreSQL code.
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use hermes_state_query::MessagePage;
@@ -28,9 +30,14 @@ use hermes_state_types::{
 
 use serde_json::Value;
 
-use crate::cleanup::{AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport};
+use crate::cleanup::{
+    AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, SessionsImportReport,
+};
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
+use crate::export::{
+    ExportFilter, ExportPart, ExportSummary, ImportOptions, ImportReport, SessionExport,
+};
 use crate::session_updates::GatewayPeer;
 
 /// The `state_meta` key a moved store's old copy carries: where the store
@@ -383,6 +390,54 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         options: &SearchOptions,
         scope: &ConversationScope,
     ) -> Result<Vec<ConversationHit>>;
+    /// `api.md` §11.1: one session with its active messages, from one snapshot.
+    fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>>;
+    /// `api.md` §11.1 in parts (`SessionDb::export_session_parts`).
+    fn export_session_parts(
+        &self,
+        session_id: &str,
+        each: &mut dyn FnMut(ExportPart) -> ControlFlow<()>,
+    ) -> Result<bool>;
+    /// `api.md` §11.2: every session with its active messages.
+    fn export_all(&self, source: Option<&str>) -> Result<Vec<SessionExport>>;
+    /// `api.md` §11.2, one session at a time (`SessionDb::export_all_each`).
+    fn export_all_each(
+        &self,
+        source: Option<&str>,
+        each: &mut dyn FnMut(SessionExport) -> ControlFlow<()>,
+    ) -> Result<u64>;
+    /// `api.md` §11.2 in parts (`SessionDb::export_all_parts`).
+    fn export_all_parts(
+        &self,
+        source: Option<&str>,
+        each: &mut dyn FnMut(ExportPart) -> ControlFlow<()>,
+    ) -> Result<u64>;
+    /// The lossless JSONL export (`docs/EXPORT-FORMAT.md`), streamed from
+    /// one snapshot; the same bytes on every backend for the same store.
+    fn export_jsonl(
+        &self,
+        writer: &mut dyn Write,
+        filter: &ExportFilter,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<ExportSummary>;
+    /// A session's messages one at a time (`SessionDb::walk_messages`).
+    fn walk_messages(
+        &self,
+        session_id: &str,
+        include_inactive: bool,
+        count: &mut dyn FnMut(u64) -> ControlFlow<()>,
+        each: &mut dyn FnMut(Message) -> ControlFlow<()>,
+    ) -> Result<u64>;
+    /// Imports a JSONL export (`SessionDb::import_jsonl`); on PostgreSQL
+    /// in one transaction.
+    fn import_jsonl(
+        &self,
+        reader: &mut dyn BufRead,
+        options: &ImportOptions,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<ImportReport>;
+    /// `api.md` §11.2: restores the original's export shape.
+    fn import_sessions(&self, sessions: &Value) -> Result<SessionsImportReport>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -879,6 +934,7 @@ macro_rules! forward_store {
 
 impl SessionStore for SessionDb {
     forward_store!("sqlite", std::convert::identity);
+    crate::export::seam::sqlite_export_methods!();
 
     fn record_gateway_session_peer(&self, session_id: &str, peer: &GatewayPeer) -> Result<()> {
         Self::record_gateway_session_peer(self, session_id, peer)
@@ -900,6 +956,7 @@ impl SessionStore for SessionDb {
 #[cfg(feature = "postgres")]
 impl SessionStore for hermes_state_postgres::PgStore {
     forward_store!("postgres", Error::from);
+    crate::export::seam::postgres_export_methods!();
 
     /// `GatewayPeer` is the facade's type: its fields go over one by one.
     fn record_gateway_session_peer(&self, session_id: &str, peer: &GatewayPeer) -> Result<()> {

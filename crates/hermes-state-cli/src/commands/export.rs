@@ -17,7 +17,8 @@ use std::path::Path;
 use std::rc::Rc;
 
 use hermes_state::{
-    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ImportOptions, ImportReport, SCHEMA_VERSION,
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ImportOptions, ImportReport,
+    SCHEMA_VERSION, SessionStore,
 };
 use hermes_state_types::pyjson;
 use serde_json::{Map, Value, json};
@@ -80,14 +81,28 @@ fn open_destination(
 
 /// `export`
 pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
+    check_export_args(args)?;
+    let db = ctx.open(Access::Read)?;
+    export_from(ctx, &db, args)
+}
+
+/// What `export` refuses before any store is opened.
+pub fn check_export_args(args: &ExportArgs) -> CliResult {
     if args.format == ExportFormat::Markdown && args.session.is_none() {
         return Err(CliError::usage(
             "export: --format markdown writes one conversation; name it with --session ID",
         ));
     }
-    let db = ctx.open(Access::Read)?;
-    if let Some(id) = &args.session {
-        ctx.require_session(&db, id)?;
+    Ok(())
+}
+
+/// `export` from an open store, whichever backend: the same bytes for the
+/// same store (the library's exports are equal on both).
+pub fn export_from(ctx: &Context, store: &dyn SessionStore, args: &ExportArgs) -> CliResult {
+    if let Some(id) = &args.session
+        && store.get_session(id).map_err(|e| ctx.fail(&e))?.is_none()
+    {
+        return Err(ctx.unknown_session(id));
     }
     let (destination, writer) = open_destination(ctx, args.output.as_deref())?;
     let broken = Rc::new(Cell::new(false));
@@ -96,9 +111,9 @@ pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
         broken: Rc::clone(&broken),
     };
     let result = match args.format {
-        ExportFormat::Jsonl => export_jsonl(ctx, &db, args, &mut writer),
-        ExportFormat::Json => export_json(ctx, &db, args, &mut writer),
-        ExportFormat::Markdown => super::export_markdown::export(ctx, &db, args, &mut writer),
+        ExportFormat::Jsonl => export_jsonl(ctx, store, args, &mut writer),
+        ExportFormat::Json => export_json(ctx, store, args, &mut writer),
+        ExportFormat::Markdown => super::export_markdown::export(ctx, store, args, &mut writer),
     };
     let result = result.and_then(|summary| {
         writer.flush().map_err(|e| CliError::output(&e))?;
@@ -149,24 +164,24 @@ pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
 
 fn export_jsonl(
     ctx: &Context,
-    db: &hermes_state::SessionDb,
+    store: &dyn SessionStore,
     args: &ExportArgs,
     writer: &mut dyn Write,
 ) -> CliResult<(u64, u64)> {
-    let total = match (&args.session, &args.source) {
-        (Some(id), _) => db.message_count(Some(id)).map_err(|e| ctx.fail(&e))?,
-        (None, Some(source)) => db
-            .message_count_of_source(source)
-            .map_err(|e| ctx.fail(&e))?,
-        (None, None) => db.message_count(None).map_err(|e| ctx.fail(&e))?,
-    };
+    let total = match (&args.session, &args.source, store.as_sqlite()) {
+        (Some(id), _, _) => store.message_count(Some(id)),
+        (None, Some(source), Some(db)) => db.message_count_of_source(source),
+        // The seam counts per session or store: the whole store bounds it.
+        (None, _, _) => store.message_count(None),
+    }
+    .map_err(|e| ctx.fail(&e))?;
     let bar = Progress::bar(&ctx.out, total.max(0) as u64, "exporting", "messages");
     let filter = ExportFilter {
         source: args.source.clone(),
-        session_ids: window_ids(ctx, db, args)?,
+        session_ids: window_ids(ctx, store, args)?,
     };
-    let summary = db
-        .export_jsonl(writer, &filter, |done| bar.set_position(done))
+    let summary = store
+        .export_jsonl(writer, &filter, &mut |done| bar.set_position(done))
         .map_err(|e| ctx.fail(&e))?;
     bar.finish();
     Ok((summary.sessions, summary.messages))
@@ -176,12 +191,18 @@ fn export_jsonl(
 /// `--since` / `--until` window when one is given (`None`: every session).
 fn window_ids(
     ctx: &Context,
-    db: &hermes_state::SessionDb,
+    store: &dyn SessionStore,
     args: &ExportArgs,
 ) -> CliResult<Option<Vec<String>>> {
     if !args.window.is_set() {
         return Ok(args.session.clone().map(|id| vec![id]));
     }
+    let Some(db) = store.as_sqlite() else {
+        return Err(CliError::usage(format!(
+            "export --since/--until: not available on a {} store",
+            store.backend_name()
+        )));
+    };
     let in_window = super::windowed::sessions_in(db, args.source.as_deref(), args.window)
         .map_err(|e| ctx.fail(&e))?;
     Ok(Some(
@@ -195,7 +216,7 @@ fn window_ids(
 
 fn export_json(
     ctx: &Context,
-    db: &hermes_state::SessionDb,
+    store: &dyn SessionStore,
     args: &ExportArgs,
     writer: &mut dyn Write,
 ) -> CliResult<(u64, u64)> {
@@ -209,7 +230,9 @@ fn export_json(
         },
     };
     let written =
-        super::export_original::write_all(db, scope, args.window, pretty, writer, |e| ctx.fail(e));
+        super::export_original::write_all(store, scope, args.window, pretty, writer, |e| {
+            ctx.fail(e)
+        });
     spinner.finish();
     written
 }
@@ -236,6 +259,18 @@ enum ImportSource {
 
 /// `import`
 pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
+    import_into(ctx, args, || {
+        Ok(Box::new(ctx.open(Access::Create)?) as Box<dyn SessionStore>)
+    })
+}
+
+/// `import` into the store `open` opens (after the file was found to be an
+/// export), whichever backend.
+pub fn import_into(
+    ctx: &Context,
+    args: &ImportArgs,
+    open: impl FnOnce() -> CliResult<Box<dyn SessionStore>>,
+) -> CliResult {
     let from_stdin = args.file == Path::new("-");
     if args.overwrite {
         let consent = Consent::new(args.consent.yes);
@@ -293,13 +328,15 @@ pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
         Detect::Io(error) => error,
         Detect::Invalid(why) => not_an_export(why),
     })?;
-    let db = ctx.open(Access::Create)?;
+    let store = open()?;
     let options = ImportOptions {
         overwrite_existing: args.overwrite,
     };
     let imported = match source {
-        ImportSource::Jsonl(stream) => db.import_jsonl(stream, &options, |_| {}),
-        ImportSource::Converted(lines) => db.import_jsonl(io::Cursor::new(lines), &options, |_| {}),
+        ImportSource::Jsonl(mut stream) => store.import_jsonl(&mut stream, &options, &mut |_| {}),
+        ImportSource::Converted(lines) => {
+            store.import_jsonl(&mut io::Cursor::new(lines), &options, &mut |_| {})
+        }
     };
     bar.finish();
     let report = imported.map_err(|e| {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 
-use hermes_state::SessionDb;
+use hermes_state::SessionStore;
 
 use crate::cli::ExportArgs;
 use crate::error::CliResult;
@@ -14,40 +14,43 @@ use crate::render::markdown::Document;
 use crate::store::Context;
 
 /// Writes the document, message by message from one read snapshot
-/// ([`SessionDb::walk_messages`]); returns the (sessions, messages) written,
+/// ([`SessionStore::walk_messages`]); returns the (sessions, messages) written,
 /// as the other formats do. The caller checked that `--session` names a
 /// session.
 pub fn export(
     ctx: &Context,
-    db: &SessionDb,
+    store: &dyn SessionStore,
     args: &ExportArgs,
     writer: &mut dyn Write,
 ) -> CliResult<(u64, u64)> {
     let Some(id) = &args.session else {
         return Ok((0, 0));
     };
-    let Some(session) = db.get_session(id).map_err(|e| ctx.fail(&e))? else {
+    let Some(session) = store.get_session(id).map_err(|e| ctx.fail(&e))? else {
         return Err(ctx.unknown_session(id));
     };
     // Both callbacks write to the one document (and note the first output
     // error), one after the other.
     let document = RefCell::new(None);
+    let mut writer = Some(writer);
     let output_error = RefCell::new(None);
     let stop = |error: std::io::Error| {
         output_error.replace(Some(error));
         ControlFlow::Break(())
     };
-    let walked = db.walk_messages(
+    let walked = store.walk_messages(
         &session.id,
         false,
-        |count| match Document::start(&mut *writer, &session, count) {
-            Ok(started) => {
+        // Called once; the writer moves into the document then.
+        &mut |count| match writer.take().map(|w| Document::start(w, &session, count)) {
+            Some(Ok(started)) => {
                 document.replace(Some(started));
                 ControlFlow::Continue(())
             }
-            Err(error) => stop(error),
+            Some(Err(error)) => stop(error),
+            None => ControlFlow::Break(()),
         },
-        |message| match document.borrow_mut().as_mut().map(|d| d.message(&message)) {
+        &mut |message| match document.borrow_mut().as_mut().map(|d| d.message(&message)) {
             Some(Err(error)) => stop(error),
             _ => ControlFlow::Continue(()),
         },

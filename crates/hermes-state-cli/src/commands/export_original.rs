@@ -2,7 +2,7 @@
 //!
 //! The document is the original's `export_all` list (or, with `--session`,
 //! `export_session`'s), written as the library's walk hands over its parts
-//! ([`SessionDb::export_all_parts`]): a session, its messages one at a time,
+//! ([`SessionStore::export_all_parts`]): a session, its messages one at a time,
 //! its end. Memory holds one message, not a session nor the store. The bytes
 //! are those `serde_json` writes for the whole array at once, compact or
 //! pretty:
@@ -17,7 +17,7 @@
 use std::io::Write;
 use std::ops::ControlFlow;
 
-use hermes_state::{ExportPart, SessionDb, SessionExport};
+use hermes_state::{ExportPart, SessionExport, SessionStore};
 use serde_json::{Map, Value};
 
 use crate::error::{CliError, CliResult};
@@ -28,7 +28,7 @@ use crate::time_window::TimeWindow;
 /// only `session` in `export_session`'s shape); returns the numbers of
 /// sessions and messages written.
 pub fn write_all(
-    db: &SessionDb,
+    store: &dyn SessionStore,
     scope: Scope<'_>,
     window: TimeWindow,
     pretty: bool,
@@ -66,8 +66,8 @@ pub fn write_all(
         }
     };
     let walked = match scope {
-        Scope::All { source } => db.export_all_parts(source, &mut take).map(|_| ()),
-        Scope::Session(id) => db.export_session_parts(id, &mut take).map(|_| ()),
+        Scope::All { source } => store.export_all_parts(source, &mut take).map(|_| ()),
+        Scope::Session(id) => store.export_session_parts(id, &mut take).map(|_| ()),
     };
     if let Some(error) = output_error {
         return Err(error);

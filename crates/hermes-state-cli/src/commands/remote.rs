@@ -100,21 +100,10 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
             messages::print_messages(&ctx, &rows)
         }
         Command::Search(args) => {
-            if args.interactive
-                || args.by_conversation
-                || args.session.is_some()
-                || args.window.is_set()
-            {
-                return Err(not_here(
-                    &ctx,
-                    "search -i, --by-conversation, --session, --since and --until",
-                ));
+            if args.interactive {
+                return Err(not_here(&ctx, "search -i"));
             }
-            let format = crate::row_format::RowFormat::chosen(&ctx.out, args.format)?;
-            let hits = open()?
-                .search_messages(&args.query, &search::options(&args))
-                .map_err(|e| ctx.fail(&e))?;
-            search::print_hits(&ctx, &args, &hits, format)
+            search::search_in(&ctx, open()?.as_ref(), &args)
         }
         Command::Title(TitleCommand::Get(args)) => {
             let store = open()?;
@@ -145,6 +134,14 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
             super::sessions::lineage_of(&ctx, open()?.as_ref(), &args)
         }
         Command::Stats(args) => super::stats::stats_of(&ctx, open()?.as_ref(), &args),
+        Command::Export(args) => {
+            if args.window.is_set() {
+                return Err(not_here(&ctx, "export --since and --until"));
+            }
+            super::export::check_export_args(&args)?;
+            super::export::export_from(&ctx, open()?.as_ref(), &args)
+        }
+        Command::Import(args) => super::export::import_into(&ctx, &args, open),
         Command::MigrateTo(args) => to_sqlite(&ctx, url, &args),
         #[cfg(feature = "postgres")]
         Command::Doctor(args) => super::remote_doctor::doctor(&ctx, url, &args),
@@ -167,6 +164,7 @@ fn is_reading(command: &Command) -> bool {
             | Command::Title(
                 TitleCommand::Get(_) | TitleCommand::Resolve(_) | TitleCommand::Next(_)
             )
+            | Command::Export(_)
     ) || matches!(command, Command::Prune(args) if args.dry_run)
         || matches!(command, Command::Doctor(args) if !args.repair)
 }

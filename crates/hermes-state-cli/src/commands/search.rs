@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::SearchOptions;
 use hermes_state::query_problem;
+use hermes_state::{SearchOptions, SessionStore};
 
 use crate::cli::{SearchArgs, SortOrder};
 use crate::commands::to_json;
@@ -14,13 +14,17 @@ use crate::store::{Access, Context};
 
 /// `search`
 pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
+    search_in(ctx, &ctx.open(Access::Read)?, args)
+}
+
+/// `search` (but `-i`) on any store.
+pub(super) fn search_in(ctx: &Context, db: &dyn SessionStore, args: &SearchArgs) -> CliResult {
     let format = RowFormat::chosen(&ctx.out, args.format)?;
-    let db = ctx.open(Access::Read)?;
     let options = options(args);
     if args.by_conversation {
-        return super::search_conversations::search(ctx, &db, args, &options, format);
+        return super::search_conversations::search(ctx, db, args, &options, format);
     }
-    let hits = super::search_scope::hits(ctx, &db, args, &options)?;
+    let hits = super::search_scope::hits(ctx, db, args, &options)?;
     print_hits(ctx, args, &hits, format)
 }
 

@@ -6,7 +6,9 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::{ConversationHit, ConversationScope, SearchOptions, SessionDb, query_problem};
+use hermes_state::{
+    ConversationHit, ConversationScope, SearchOptions, SessionStore, query_problem,
+};
 
 use crate::cli::SearchArgs;
 use crate::commands::to_json;
@@ -19,7 +21,7 @@ use crate::store::Context;
 /// `search --by-conversation`: `--limit` and `--offset` count conversations.
 pub fn search(
     ctx: &Context,
-    db: &SessionDb,
+    db: &dyn SessionStore,
     args: &SearchArgs,
     options: &SearchOptions,
     format: RowFormat,

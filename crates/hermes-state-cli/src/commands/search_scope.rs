@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use hermes_state::{SearchHit, SearchOptions, SessionDb};
+use hermes_state::{SearchHit, SearchOptions, SessionStore};
 
 use crate::cli::{SearchArgs, SortOrder};
 use crate::error::CliResult;
@@ -19,7 +19,7 @@ use crate::store::Context;
 /// `--segment-only`; `None` without `--session`.
 pub(super) fn scope(
     ctx: &Context,
-    db: &SessionDb,
+    db: &dyn SessionStore,
     args: &SearchArgs,
 ) -> CliResult<Option<HashSet<String>>> {
     let Some(id) = &args.session else {
@@ -36,7 +36,7 @@ pub(super) fn scope(
 /// The hits of the search, with `--session` and `--since` / `--until` applied.
 pub fn hits(
     ctx: &Context,
-    db: &SessionDb,
+    db: &dyn SessionStore,
     args: &SearchArgs,
     options: &SearchOptions,
 ) -> CliResult<Vec<SearchHit>> {

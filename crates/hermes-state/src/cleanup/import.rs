@@ -14,6 +14,9 @@ use serde_json::{Map, Value};
 use crate::db::SessionDb;
 use crate::error::{Result, WriteContext};
 
+#[cfg(feature = "postgres")]
+pub(crate) mod on_postgres;
+
 /// At most this many sessions per import.
 const MAX_SESSIONS: usize = 500;
 /// At most this many messages per session.

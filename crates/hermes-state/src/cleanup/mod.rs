@@ -3,7 +3,7 @@
 //! shape and the Telegram topic opt-in (`api.md` §11.2–11.6, §12.4).
 
 mod auto;
-mod import;
+pub(crate) mod import;
 
 pub use auto::{AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport};
 pub use import::SessionsImportReport;

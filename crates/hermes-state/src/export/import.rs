@@ -89,6 +89,17 @@ pub(super) struct TargetColumns {
 }
 
 impl TargetColumns {
+    #[cfg(feature = "postgres")]
+    pub(super) fn from_names(
+        sessions: impl IntoIterator<Item = String>,
+        messages: impl IntoIterator<Item = String>,
+    ) -> Self {
+        TargetColumns {
+            sessions: sessions.into_iter().collect(),
+            messages: messages.into_iter().collect(),
+        }
+    }
+
     pub(super) fn load(conn: &Connection) -> Result<Self> {
         let names = |table: &str| -> Result<HashSet<String>> {
             Ok(hermes_state_schema::reconcile::live_columns(conn, table)?
@@ -115,6 +126,17 @@ pub(super) enum ImportLine {
         /// Every other column.
         values: Vec<(String, Cell)>,
     },
+}
+
+/// One non-empty line (its number, object and size), as [`JsonLines`] gives it.
+#[cfg(feature = "postgres")]
+pub(super) type LineParts = (u64, Map<String, Value>, usize);
+
+#[cfg(feature = "postgres")]
+impl RawLine {
+    pub(super) fn into_parts(self) -> LineParts {
+        (self.number, self.object, self.size)
+    }
 }
 
 /// Lines read but not written yet.
@@ -201,7 +223,7 @@ impl Import<'_> {
             };
             match kind.as_str() {
                 "session" => {
-                    let line = self.session_line(number, object, targets)?;
+                    let line = session_line(&mut self.dropped, number, object, targets)?;
                     if batch.is_full() {
                         self.commit(std::mem::take(&mut batch), true, progress)?;
                     }
@@ -214,7 +236,13 @@ impl Import<'_> {
                     sessions_seen += 1;
                 }
                 "message" => {
-                    let line = self.message_line(number, object, targets, current.as_deref())?;
+                    let line = message_line(
+                        &mut self.dropped,
+                        number,
+                        object,
+                        targets,
+                        current.as_deref(),
+                    )?;
                     batch.lines.push(line);
                     batch.messages += 1;
                     batch.bytes += size;
@@ -227,96 +255,12 @@ impl Import<'_> {
                     }
                 }
                 "end" => {
-                    let count = |key: &str| object.get(key).and_then(Value::as_u64);
-                    if count("sessions") != Some(sessions_seen)
-                        || count("messages") != Some(messages_seen)
-                    {
-                        return Err(invalid(
-                            number,
-                            &format!(
-                                "the end line counts do not match the file ({sessions_seen} sessions, {messages_seen} messages)"
-                            ),
-                        ));
-                    }
-                    if let Some(extra) = lines.next()? {
-                        return Err(invalid(extra.number, "data after the end line"));
-                    }
+                    check_end(lines, number, &object, sessions_seen, messages_seen)?;
                     return self.commit(batch, true, progress);
                 }
                 other => return Err(invalid(number, &format!("unknown line type {other:?}"))),
             }
         }
-    }
-
-    pub(super) fn session_line(
-        &mut self,
-        number: u64,
-        object: Map<String, Value>,
-        targets: &TargetColumns,
-    ) -> Result<ImportLine> {
-        let values = self.columns(number, object, "sessions", &targets.sessions)?;
-        let id = match values.iter().find(|(column, _)| column == "id") {
-            Some((_, Cell::Sql(SqlValue::Text(id)))) => id.clone(),
-            _ => return Err(invalid(number, "a session line needs a text \"id\"")),
-        };
-        Ok(ImportLine::Session { id, values })
-    }
-
-    pub(super) fn message_line(
-        &mut self,
-        number: u64,
-        object: Map<String, Value>,
-        targets: &TargetColumns,
-        current: Option<&str>,
-    ) -> Result<ImportLine> {
-        let mut values = self.columns(number, object, "messages", &targets.messages)?;
-        match values.iter().find(|(column, _)| column == "session_id") {
-            Some((_, Cell::Sql(SqlValue::Text(session)))) if Some(session.as_str()) == current => {}
-            _ => {
-                return Err(invalid(
-                    number,
-                    "a message line must follow its session's line and name it in \"session_id\"",
-                ));
-            }
-        }
-        let id = match values.iter().position(|(column, _)| column == "id") {
-            Some(index) => match values.remove(index).1 {
-                Cell::Sql(SqlValue::Integer(id)) => Some(id),
-                Cell::Sql(SqlValue::Null) => None,
-                _ => return Err(invalid(number, "a message \"id\" must be an integer")),
-            },
-            None => None,
-        };
-        Ok(ImportLine::Message { id, values })
-    }
-
-    /// The line's columns that this store has, as SQL values.
-    pub(super) fn columns(
-        &mut self,
-        number: u64,
-        object: Map<String, Value>,
-        table: &str,
-        known: &HashSet<String>,
-    ) -> Result<Vec<(String, Cell)>> {
-        let mut values = Vec::with_capacity(object.len());
-        for (key, value) in object {
-            let (column, plain) = match key.strip_prefix('$') {
-                Some(column) => (column.to_owned(), true),
-                None => (key, false),
-            };
-            let converted = if table == "messages" && column == "content" && !plain {
-                content_to_sql(value)
-            } else {
-                json_to_sql(&value)
-            }
-            .map_err(|why| invalid(number, &format!("column {column:?}: {why}")))?;
-            if known.contains(&column) {
-                values.push((column, converted));
-            } else {
-                self.dropped.insert(format!("{table}.{column}"));
-            }
-        }
-        Ok(values)
     }
 
     /// Writes a batch in one transaction; `at_boundary` when it ends with a
@@ -376,6 +320,103 @@ impl Import<'_> {
             Ok(())
         });
     }
+}
+
+/// A session line's columns that this store has (the others noted in
+/// `dropped`), checked.
+pub(super) fn session_line(
+    dropped: &mut BTreeSet<String>,
+    number: u64,
+    object: Map<String, Value>,
+    targets: &TargetColumns,
+) -> Result<ImportLine> {
+    let values = columns(dropped, number, object, "sessions", &targets.sessions)?;
+    let id = match values.iter().find(|(column, _)| column == "id") {
+        Some((_, Cell::Sql(SqlValue::Text(id)))) => id.clone(),
+        _ => return Err(invalid(number, "a session line needs a text \"id\"")),
+    };
+    Ok(ImportLine::Session { id, values })
+}
+
+/// A message line of the session `current`, checked; its id apart.
+pub(super) fn message_line(
+    dropped: &mut BTreeSet<String>,
+    number: u64,
+    object: Map<String, Value>,
+    targets: &TargetColumns,
+    current: Option<&str>,
+) -> Result<ImportLine> {
+    let mut values = columns(dropped, number, object, "messages", &targets.messages)?;
+    match values.iter().find(|(column, _)| column == "session_id") {
+        Some((_, Cell::Sql(SqlValue::Text(session)))) if Some(session.as_str()) == current => {}
+        _ => {
+            return Err(invalid(
+                number,
+                "a message line must follow its session's line and name it in \"session_id\"",
+            ));
+        }
+    }
+    let id = match values.iter().position(|(column, _)| column == "id") {
+        Some(index) => match values.remove(index).1 {
+            Cell::Sql(SqlValue::Integer(id)) => Some(id),
+            Cell::Sql(SqlValue::Null) => None,
+            _ => return Err(invalid(number, "a message \"id\" must be an integer")),
+        },
+        None => None,
+    };
+    Ok(ImportLine::Message { id, values })
+}
+
+/// The line's columns that this store has, as SQL values.
+pub(super) fn columns(
+    dropped: &mut BTreeSet<String>,
+    number: u64,
+    object: Map<String, Value>,
+    table: &str,
+    known: &HashSet<String>,
+) -> Result<Vec<(String, Cell)>> {
+    let mut values = Vec::with_capacity(object.len());
+    for (key, value) in object {
+        let (column, plain) = match key.strip_prefix('$') {
+            Some(column) => (column.to_owned(), true),
+            None => (key, false),
+        };
+        let converted = if table == "messages" && column == "content" && !plain {
+            content_to_sql(value)
+        } else {
+            json_to_sql(&value)
+        }
+        .map_err(|why| invalid(number, &format!("column {column:?}: {why}")))?;
+        if known.contains(&column) {
+            values.push((column, converted));
+        } else {
+            dropped.insert(format!("{table}.{column}"));
+        }
+    }
+    Ok(values)
+}
+
+/// The end line's counts must match the lines read, and nothing may follow it.
+pub(super) fn check_end<R: BufRead>(
+    lines: &mut JsonLines<R>,
+    number: u64,
+    object: &Map<String, Value>,
+    sessions_seen: u64,
+    messages_seen: u64,
+) -> Result<()> {
+    let count = |key: &str| object.get(key).and_then(Value::as_u64);
+    if count("sessions") != Some(sessions_seen) || count("messages") != Some(messages_seen) {
+        return Err(invalid(
+            number,
+            &format!(
+                "the end line counts do not match the file ({sessions_seen} sessions, {messages_seen} messages)"
+            ),
+        ));
+    }
+    if let Some(extra) = lines.next()? {
+        return Err(invalid(extra.number, "data after the end line"));
+    }
+    Ok(())
 }
 
 /// A value to bind: an SQL value, or text that is not valid UTF-8 (bound as

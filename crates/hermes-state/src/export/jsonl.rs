@@ -29,10 +29,7 @@ pub(super) fn write_jsonl<W: Write>(
     exported_at: f64,
     progress: &mut impl FnMut(u64),
 ) -> Result<ExportSummary> {
-    let mut out = LineWriter {
-        inner: BufWriter::with_capacity(64 << 10, writer),
-        bytes: 0,
-    };
+    let mut out = LineWriter::new(writer);
     let schema_version = conn
         .query_row("SELECT MAX(version) FROM schema_version", [], |row| {
             row.get::<_, Option<i64>>(0)
@@ -40,12 +37,7 @@ pub(super) fn write_jsonl<W: Write>(
         .ok()
         .flatten()
         .unwrap_or(SCHEMA_VERSION);
-    let mut header = Map::new();
-    header.insert("format".to_owned(), EXPORT_FORMAT.into());
-    header.insert("version".to_owned(), EXPORT_FORMAT_VERSION.into());
-    header.insert("schema_version".to_owned(), schema_version.into());
-    header.insert("exported_at".to_owned(), float(exported_at));
-    out.line(&header)?;
+    out.line(&header_line(schema_version, exported_at))?;
 
     let mut sessions = conn
         .prepare(SESSIONS_IN_LINEAGE_ORDER)
@@ -81,25 +73,52 @@ pub(super) fn write_jsonl<W: Write>(
             }
         }
     }
-    let mut end = Map::new();
-    end.insert("type".to_owned(), "end".into());
-    end.insert("sessions".to_owned(), summary.sessions.into());
-    end.insert("messages".to_owned(), summary.messages.into());
-    out.line(&end)?;
-    out.inner
-        .flush()
-        .map_err(|e| io_error("<export writer>", e))?;
-    summary.bytes = out.bytes;
-    progress(summary.messages);
-    Ok(summary)
+    out.finish(summary, progress)
+}
+
+/// The first line: format, version, the store's schema version, when.
+pub(super) fn header_line(schema_version: i64, exported_at: f64) -> Map<String, Value> {
+    let mut header = Map::new();
+    header.insert("format".to_owned(), EXPORT_FORMAT.into());
+    header.insert("version".to_owned(), EXPORT_FORMAT_VERSION.into());
+    header.insert("schema_version".to_owned(), schema_version.into());
+    header.insert("exported_at".to_owned(), float(exported_at));
+    header
 }
 
 pub(super) struct LineWriter<W: Write> {
-    inner: BufWriter<W>,
-    bytes: u64,
+    pub(super) inner: BufWriter<W>,
+    pub(super) bytes: u64,
 }
 
 impl<W: Write> LineWriter<W> {
+    pub(super) fn new(writer: W) -> Self {
+        LineWriter {
+            inner: BufWriter::with_capacity(64 << 10, writer),
+            bytes: 0,
+        }
+    }
+
+    /// Writes the end line with the counts and flushes; the summary with
+    /// the bytes written.
+    pub(super) fn finish(
+        mut self,
+        mut summary: ExportSummary,
+        progress: &mut impl FnMut(u64),
+    ) -> Result<ExportSummary> {
+        let mut end = Map::new();
+        end.insert("type".to_owned(), "end".into());
+        end.insert("sessions".to_owned(), summary.sessions.into());
+        end.insert("messages".to_owned(), summary.messages.into());
+        self.line(&end)?;
+        self.inner
+            .flush()
+            .map_err(|e| io_error("<export writer>", e))?;
+        summary.bytes = self.bytes;
+        progress(summary.messages);
+        Ok(summary)
+    }
+
     pub(super) fn line(&mut self, object: &Map<String, Value>) -> Result<()> {
         let mut text = serde_json::to_vec(object)
             .map_err(|e| Error::InvalidInput(format!("encoding an export line: {e}")))?;
@@ -129,12 +148,25 @@ impl LineColumns {
     }
 
     pub(super) fn line(&self, kind: &str, row: &Row<'_>) -> Result<Map<String, Value>> {
+        let values = (0..self.keys.len())
+            .map(|index| row.get_ref(index).map(values::stored))
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .context("reading a row to export")?;
+        Ok(self.line_of(kind, values))
+    }
+
+    /// The line of one row given as its values in column order, whichever
+    /// backend read them: both write the same bytes for the same values.
+    pub(super) fn line_of<'v>(
+        &self,
+        kind: &str,
+        values: impl IntoIterator<Item = StoredValueRef<'v>>,
+    ) -> Map<String, Value> {
         let mut line = Map::with_capacity(self.keys.len() + 1);
         line.insert("type".to_owned(), kind.into());
-        for (index, key) in self.keys.iter().enumerate() {
-            let value = row.get_ref(index).context("reading a row to export")?;
+        for ((index, key), value) in self.keys.iter().enumerate().zip(values) {
             if Some(index) == self.content {
-                match stored::content_to_json(values::stored(value)) {
+                match stored::content_to_json(value) {
                     Some(decoded) => line.insert(key.clone(), decoded),
                     None => line.insert(format!("${key}"), sql_to_json(value)),
                 };
@@ -142,7 +174,7 @@ impl LineColumns {
                 line.insert(key.clone(), sql_to_json(value));
             }
         }
-        Ok(line)
+        line
     }
 }
 
@@ -160,19 +192,19 @@ pub(super) fn column_key(name: &str) -> String {
 /// A stored value in the plain SQL encoding: NULL, integers, finite reals and
 /// UTF-8 text map to their JSON counterparts (reals always with a fraction or
 /// an exponent); the rest to a one-key object.
-pub(super) fn sql_to_json(value: ValueRef<'_>) -> Value {
+pub(super) fn sql_to_json(value: StoredValueRef<'_>) -> Value {
     match value {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(i) => Value::from(i),
-        ValueRef::Real(f) => match serde_json::Number::from_f64(f) {
+        StoredValueRef::Null => Value::Null,
+        StoredValueRef::Integer(i) => Value::from(i),
+        StoredValueRef::Real(f) => match serde_json::Number::from_f64(f) {
             Some(number) => Value::Number(number),
             None => tagged("real", pyjson::float_repr(f)),
         },
-        ValueRef::Text(bytes) => match std::str::from_utf8(bytes) {
+        StoredValueRef::Text(bytes) => match std::str::from_utf8(bytes) {
             Ok(text) => Value::String(text.to_owned()),
             Err(_) => tagged("text_hex", hex(bytes)),
         },
-        ValueRef::Blob(bytes) => tagged("blob", hex(bytes)),
+        StoredValueRef::Blob(bytes) => tagged("blob", hex(bytes)),
     }
 }
 

@@ -12,7 +12,10 @@
 mod import;
 mod jsonl;
 mod message_walk;
+#[cfg(feature = "postgres")]
+pub(crate) mod on_postgres;
 mod parts;
+pub(crate) mod seam;
 mod streamed;
 
 use import::*;
@@ -28,6 +31,7 @@ use hermes_state_query::rows::session_from_row;
 use hermes_state_query::values::{self, real};
 use hermes_state_schema::SchemaError;
 use hermes_state_schema::reconcile::quote_identifier;
+use hermes_state_types::stored::StoredValueRef;
 use hermes_state_types::{Message, SCHEMA_VERSION, Session, pyjson, stored};
 use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};

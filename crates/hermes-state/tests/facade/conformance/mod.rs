@@ -15,6 +15,7 @@ mod coordination;
 mod cron_and_repo_roots;
 mod delegations;
 mod deletes;
+mod export_import;
 mod handoff;
 mod lineage;
 mod lookups;

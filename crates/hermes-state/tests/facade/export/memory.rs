@@ -70,6 +70,9 @@ const CHILD_DB: &str = "HERMES_STATE_EXPORT_MEMORY_DB";
 /// as the CLI does; `walk`: it walks the messages of the session `big` with
 /// `walk_messages`, serializing each; otherwise it writes the JSONL export.
 const CHILD_SHAPE: &str = "HERMES_STATE_EXPORT_MEMORY_SHAPE";
+/// When set, the child exports the PostgreSQL store this URL names instead,
+/// through the seam (the same shapes).
+const CHILD_PG_URL: &str = "HERMES_STATE_EXPORT_MEMORY_PG_URL";
 
 fn status_kb(field: &str) -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
@@ -87,6 +90,9 @@ fn export_memory_child() {
         return;
     };
     let db = SessionDb::open_read_only(&path).expect("open");
+    let pg = std::env::var(CHILD_PG_URL).ok().map(|url| {
+        hermes_state::open_store(&hermes_state::StoreLocation::Postgres(url), true).expect("open")
+    });
     // Reset the peak RSS to the current RSS (Linux ≥ 4.0).
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
     let rss_before = status_kb("VmRSS:");
@@ -94,7 +100,9 @@ fn export_memory_child() {
     HEAP_PEAK.store(heap_before, Ordering::Relaxed);
     let started = std::time::Instant::now();
     let shape = std::env::var(CHILD_SHAPE).unwrap_or_default();
-    let summary = if shape == "original" {
+    let summary = if let Some(store) = &pg {
+        seam_to_sink(store.as_ref(), &shape)
+    } else if shape == "original" {
         original_shape_to_sink(&db)
     } else if shape == "walk" {
         one_session_to_sink(&db, "big")
@@ -156,6 +164,49 @@ fn original_shape_in_parts_to_sink(db: &SessionDb) -> ExportSummary {
     summary
 }
 
+/// The streaming shapes through the seam (`jsonl`, `parts`, `walk` of the
+/// session `big`), to nowhere.
+fn seam_to_sink(store: &dyn hermes_state::SessionStore, shape: &str) -> ExportSummary {
+    let mut summary = ExportSummary::default();
+    let mut count = |bytes: Vec<u8>, message: bool| {
+        summary.bytes += bytes.len() as u64;
+        summary.messages += u64::from(message);
+        std::ops::ControlFlow::Continue(())
+    };
+    match shape {
+        "parts" => {
+            let sessions = store
+                .export_all_parts(None, &mut |part| match part {
+                    hermes_state::ExportPart::Session(export) => {
+                        count(serde_json::to_vec(&export.to_value()).expect("json"), false)
+                    }
+                    hermes_state::ExportPart::Message(message) => {
+                        count(serde_json::to_vec(&message).expect("json"), true)
+                    }
+                    hermes_state::ExportPart::SessionEnd => std::ops::ControlFlow::Continue(()),
+                })
+                .expect("export_all_parts");
+            summary.sessions = sessions;
+            summary
+        }
+        "walk" => {
+            store
+                .walk_messages(
+                    "big",
+                    false,
+                    &mut |_| std::ops::ControlFlow::Continue(()),
+                    &mut |message| count(serde_json::to_vec(&message).expect("json"), true),
+                )
+                .expect("walk_messages");
+            summary.sessions = 1;
+            summary
+        }
+        _ => store
+            .export_jsonl(&mut std::io::sink(), &ExportFilter::default(), &mut |_| {})
+            .expect("export"),
+    }
+}
+
 /// One session's messages, one at a time, serialized to nowhere.
 fn one_session_to_sink(db: &SessionDb, id: &str) -> ExportSummary {
     let mut summary = ExportSummary::default();
@@ -184,11 +235,17 @@ struct Measured {
 }
 
 fn measure(path: &Path, shape: &str) -> Measured {
-    let output = child_test(module_path!(), "export_memory_child")
-        .env(CHILD_DB, path)
-        .env(CHILD_SHAPE, shape)
-        .output()
-        .expect("child");
+    measure_on(path, shape, None)
+}
+
+/// [`measure`], exporting the PostgreSQL store `pg_url` names when given.
+fn measure_on(path: &Path, shape: &str, pg_url: Option<&str>) -> Measured {
+    let mut child = child_test(module_path!(), "export_memory_child");
+    child.env(CHILD_DB, path).env(CHILD_SHAPE, shape);
+    if let Some(url) = pg_url {
+        child.env(CHILD_PG_URL, url);
+    }
+    let output = child.output().expect("child");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "child failed: {stdout}");
     let line = stdout
@@ -266,6 +323,83 @@ fn fill_with_big(total: usize, big: usize) -> Store {
         }
     }
     s
+}
+
+/// A fresh PostgreSQL schema holding a copy of a store, dropped afterwards.
+struct PgCopy {
+    admin: String,
+    schema: String,
+    url: String,
+}
+
+impl PgCopy {
+    fn of(store: &Store, admin: &str, tag: &str) -> PgCopy {
+        let schema = format!(
+            "memory_{tag}_{}_{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .expect("clock")
+                .subsec_nanos()
+        );
+        let separator = if admin.contains('?') { '&' } else { '?' };
+        let copy = PgCopy {
+            admin: admin.to_owned(),
+            url: format!("{admin}{separator}schema={schema}"),
+            schema,
+        };
+        store
+            .db
+            .migrate_to_postgres(&copy.url)
+            .expect("copy to PostgreSQL");
+        copy
+    }
+}
+
+impl Drop for PgCopy {
+    fn drop(&mut self) {
+        if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
+            let _ = client.batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS \"{}\" CASCADE",
+                self.schema
+            ));
+        }
+    }
+}
+
+/// The streaming exports hold bounded memory on PostgreSQL too: the JSONL
+/// export (a server-side cursor over the sessions, each session's messages
+/// streamed), the original's shape in parts and one session's walk, each
+/// on a store 10× larger (with a session 10× longer) than the other.
+#[test]
+fn streaming_exports_on_postgresql_hold_bounded_memory() {
+    let Ok(admin) = std::env::var("HERMES_STATE_TEST_PG_URL") else {
+        println!("skipped: HERMES_STATE_TEST_PG_URL is not set (PostgreSQL export memory)");
+        return;
+    };
+    let (small, large) = (2_000, 20_000);
+    let (small_store, large_store) = (fill(small), fill(large));
+    let small_pg = PgCopy::of(&small_store, &admin, "s");
+    let large_pg = PgCopy::of(&large_store, &admin, "l");
+    for shape in ["jsonl", "parts", "walk"] {
+        let a = measure_on(&small_store.path, shape, Some(&small_pg.url));
+        let b = measure_on(&large_store.path, shape, Some(&large_pg.url));
+        let expected = |total: usize| if shape == "walk" { total / 2 } else { total } as u64;
+        assert_eq!(
+            (a.messages, b.messages),
+            (expected(small), expected(large)),
+            "{shape}"
+        );
+        assert!(b.bytes > 9 * a.bytes, "{shape}: {a:?} {b:?}");
+        assert!(
+            b.vmhwm_kb < a.vmhwm_kb * 3 / 2 + 8 * 1024,
+            "{shape}: peak RSS grew with the store: {a:?} {b:?}"
+        );
+        assert!(
+            b.heap_peak < 2 * a.heap_peak + (1 << 20),
+            "{shape}: heap peak grew with the store: {a:?} {b:?}"
+        );
+    }
 }
 
 fn assert_bounded(small: usize, large: usize) {
