@@ -3,12 +3,15 @@
 //! SQLite's column holds any storage class, and structured content starts
 //! with a NUL byte (`"\x00json:"`), which PostgreSQL text refuses. Here:
 //! text as is; structured content with the marker `"\x01json:"`; bytes as
-//! `"\x01bytes:"` + base64; integers and reals (which the original stores
-//! as numbers) as `"\x01int:"` / `"\x01real:"` + their decimal text. A NUL
-//! anywhere else cannot be stored and is refused, naming the message.
+//! `"\x01bytes:"` + base64; integers and reals (which a written message
+//! never holds: TEXT affinity turns them into text, [`as_written`]; a file
+//! whose column lacks that affinity may) as `"\x01int:"` / `"\x01real:"` +
+//! their decimal text. A NUL anywhere else cannot be stored and is refused,
+//! naming the message.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use hermes_state_sqlite::affinity::real_as_text;
 use hermes_state_types::stored::{CONTENT_JSON_PREFIX, StoredValue};
 
 use crate::error::{PgError, Result};
@@ -20,15 +23,18 @@ const INT_PREFIX: &str = "\u{1}int:";
 const REAL_PREFIX: &str = "\u{1}real:";
 
 /// What SQLite's `messages.content` (TEXT affinity) holds for a value a
-/// writer binds: an integer becomes its decimal text (`42` → `'42'`, a
-/// boolean's `1` → `'1'`), as `api.md` §4.2 says. A real is kept as a
-/// number here (its SQLite text, 15 significant digits, is not rebuilt:
-/// docs/POSTGRES.md); text, bytes and NULL are kept.
-pub fn as_written(value: StoredValue) -> StoredValue {
-    match value {
+/// writer binds, as `api.md` §4.2 says: an integer becomes its decimal text
+/// (`42` → `'42'`, a boolean's `1` → `'1'`), a real the text SQLite itself
+/// makes of it (asked of SQLite: `hermes_state_sqlite::affinity`; a NaN is
+/// NULL); text, bytes and NULL are kept.
+pub fn as_written(value: StoredValue) -> Result<StoredValue> {
+    Ok(match value {
         StoredValue::Integer(i) => StoredValue::Text(i.to_string()),
+        StoredValue::Real(f) => real_as_text(f)
+            .map_err(|e| PgError::InvalidInput(format!("message content {f}: {e}")))?
+            .map_or(StoredValue::Null, StoredValue::Text),
         other => other,
-    }
+    })
 }
 
 /// The text to store for a value as SQLite would hold it; `what` names the

@@ -11,6 +11,7 @@
 //! (short-lived leases) and `async_delegations` (whose writer uses the
 //! SQLite file directly) are not copied.
 
+use hermes_state_sqlite::affinity::real_as_text;
 use hermes_state_types::stored::StoredValue;
 use postgres::Transaction;
 use postgres::fallible_iterator::FallibleIterator;
@@ -57,7 +58,7 @@ pub struct CopyReport {
 #[derive(Debug, Clone)]
 pub(crate) struct Column {
     pub(crate) name: String,
-    kind: ColumnKind,
+    pub(crate) kind: ColumnKind,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -196,7 +197,9 @@ pub(crate) fn param(
             Box::new(Some(text.clone()))
         }
         (ColumnKind::Text, StoredValue::Integer(i)) => Box::new(Some(i.to_string())),
-        (ColumnKind::Text, StoredValue::Real(f)) => Box::new(Some(f.to_string())),
+        (ColumnKind::Text, StoredValue::Real(f)) => {
+            Box::new(real_as_text(*f).map_err(|e| refuse(&format!("cannot format {f}: {e}")))?)
+        }
         (ColumnKind::Text, StoredValue::Blob(_)) => return Err(refuse("a BLOB in a text column")),
         (ColumnKind::Text, StoredValue::Null) => Box::new(None::<String>),
     })

@@ -25,7 +25,8 @@ use postgres::types::ToSql;
 use postgres::{Statement, Transaction};
 
 use crate::PgStore;
-use crate::copy::{Column, columns, param};
+use crate::content;
+use crate::copy::{Column, ColumnKind, columns, param};
 use crate::error::{Context, PgError, Result};
 
 mod session_list;
@@ -333,6 +334,15 @@ fn bind(
                 what()
             )));
         }
+        // An import writes as an INSERT into SQLite would: a number given
+        // as content becomes the text TEXT affinity makes of it.
+        let written;
+        let value = if column.kind == ColumnKind::Content {
+            written = content::as_written(value.clone())?;
+            &written
+        } else {
+            value
+        };
         params.push(param(value, column, what)?);
         names.push(format!("\"{}\"", column.name.replace('"', "\"\"")));
     }

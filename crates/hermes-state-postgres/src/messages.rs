@@ -34,9 +34,10 @@ impl Encoded {
             text: tool_calls,
             count: tool_call_count,
         } = stored::encode_tool_calls(message.tool_calls.as_ref());
-        let value = message.content.as_ref().map_or(StoredValue::Null, |c| {
-            content::as_written(stored::encode_content(c))
-        });
+        let value = match message.content.as_ref() {
+            Some(c) => content::as_written(stored::encode_content(c))?,
+            None => StoredValue::Null,
+        };
         let what = format!("a message of session {:?}", message.session_id);
         Ok(Encoded {
             content: content::to_pg(&value, &what)?,

@@ -186,7 +186,7 @@ impl PgStore {
             None => None,
             // Content PostgreSQL cannot hold (a NUL) is in no row here.
             Some(c) => {
-                match content::to_pg(&content::as_written(stored::encode_content(c)), WHAT) {
+                match content::to_pg(&content::as_written(stored::encode_content(c))?, WHAT) {
                     Ok(Some(text)) => Some(text),
                     Ok(None) => None,
                     Err(_) => return Ok(0),

@@ -11,10 +11,12 @@
 //! * [`error`]: the one SQLite error type, its context trait and the
 //!   classification of SQLite codes into portable error kinds;
 //! * [`names`]: FTS tables and triggers, `state_meta` keys;
-//! * [`catalog`]: looking up schema objects.
+//! * [`catalog`]: looking up schema objects;
+//! * [`affinity`]: the text SQLite's TEXT affinity stores for a float.
 //!
 //! It issues no DDL on the database and knows nothing of migrations.
 
+pub mod affinity;
 pub mod catalog;
 pub mod cjk;
 pub mod connection;
