@@ -211,7 +211,11 @@ fn expected(value: StoredValue, kind: ColumnKind) -> StoredValue {
         (ColumnKind::Integer, StoredValue::Real(f)) => StoredValue::Integer(f as i64),
         (ColumnKind::Real, StoredValue::Integer(i)) => StoredValue::Real(i as f64),
         (ColumnKind::Text, StoredValue::Integer(i)) => StoredValue::Text(i.to_string()),
-        (ColumnKind::Text, StoredValue::Real(f)) => StoredValue::Text(f.to_string()),
+        // As `param` wrote it (an error there stopped the copy before this).
+        (ColumnKind::Text, StoredValue::Real(f)) => match real_as_text(f) {
+            Ok(Some(text)) => StoredValue::Text(text),
+            _ => StoredValue::Null,
+        },
         (_, value) => value,
     }
 }
