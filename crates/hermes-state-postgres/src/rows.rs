@@ -1,88 +1,17 @@
 //! Rows to the shared domain types, by column name.
 
+use hermes_state_query::compat;
 use hermes_state_types::{Message, Session, stored};
 use postgres::Row;
 
 use crate::content;
 
-/// The columns of `sessions`, in table order (`schema-v23.md` §4.2).
-pub const SESSION_COLUMNS: [&str; 48] = [
-    "id",
-    "source",
-    "user_id",
-    "session_key",
-    "chat_id",
-    "chat_type",
-    "thread_id",
-    "display_name",
-    "origin_json",
-    "expiry_finalized",
-    "model",
-    "model_config",
-    "system_prompt",
-    "parent_session_id",
-    "started_at",
-    "ended_at",
-    "end_reason",
-    "message_count",
-    "tool_call_count",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_write_tokens",
-    "reasoning_tokens",
-    "cwd",
-    "git_branch",
-    "git_repo_root",
-    "billing_provider",
-    "billing_base_url",
-    "billing_mode",
-    "estimated_cost_usd",
-    "actual_cost_usd",
-    "cost_status",
-    "cost_source",
-    "pricing_version",
-    "title",
-    "api_call_count",
-    "handoff_state",
-    "handoff_platform",
-    "handoff_error",
-    "compression_failure_cooldown_until",
-    "compression_failure_error",
-    "compression_fallback_streak",
-    "compression_ineffective_count",
-    "profile_name",
-    "rewind_count",
-    "archived",
-    "pinned",
-];
+/// The columns of `sessions`, in table order (`schema-v23.md` §4.2): the
+/// query crate's list, the one the SQLite side reads by.
+pub const SESSION_COLUMNS: [&str; 48] = compat::column_names(compat::SESSIONS);
 
 /// The columns of `messages`, in table order (`schema-v23.md` §4.3).
-pub const MESSAGE_COLUMNS: [&str; 23] = [
-    "id",
-    "session_id",
-    "role",
-    "content",
-    "tool_call_id",
-    "tool_calls",
-    "tool_name",
-    "effect_disposition",
-    "timestamp",
-    "token_count",
-    "finish_reason",
-    "reasoning",
-    "reasoning_content",
-    "reasoning_details",
-    "codex_reasoning_items",
-    "codex_message_items",
-    "platform_message_id",
-    "observed",
-    "active",
-    "compacted",
-    "api_content",
-    "display_kind",
-    "display_metadata",
-];
+pub const MESSAGE_COLUMNS: [&str; 23] = compat::column_names(compat::MESSAGES);
 
 /// `SELECT` list of the given columns, each prefixed by `alias.`.
 pub fn select_list(alias: &str, columns: &[&str]) -> String {

@@ -63,6 +63,20 @@ const fn col(name: &'static str, default: &'static str) -> V23Column {
     V23Column { name, default }
 }
 
+/// The names of `columns`, in order, as an array: the one list of a v23
+/// table's columns, for code that selects them by name (the PostgreSQL
+/// backend). `N` must be the number of columns (checked when compiled).
+pub const fn column_names<const N: usize>(columns: &[V23Column]) -> [&'static str; N] {
+    assert!(columns.len() == N, "N must be the table's column count");
+    let mut names = [""; N];
+    let mut i = 0;
+    while i < N {
+        names[i] = columns[i].name;
+        i += 1;
+    }
+    names
+}
+
 /// `sessions` (`schema-v23.md` §4.2), 48 columns in v23 order.
 pub const SESSIONS: &[V23Column] = &[
     col("id", "NULL"),
