@@ -111,6 +111,7 @@ pub fn check_all() -> Result<Vec<String>> {
     problems.extend(sibling_problems(&metadata));
     problems.extend(cli_boundary_problems(&metadata)?);
     problems.extend(single_sqlite_problems(&metadata));
+    problems.extend(test_kit_problems(&metadata));
     problems.extend(live_file_problems()?);
     problems.extend(ddl_problems()?);
     problems.extend(read_side_write_problems()?);
@@ -118,6 +119,19 @@ pub fn check_all() -> Result<Vec<String>> {
     problems.extend(api_coverage::problems(&workspace_root())?);
     Ok(problems)
 }
+
+/// The test kit (`hermes-state-testkit`) is test support: no library or
+/// binary of the workspace reaches it through normal dependencies.
+pub fn test_kit_problems(metadata: &Value) -> Vec<String> {
+    LAYERS
+        .iter()
+        .filter(|layer| normal_closure(metadata, layer).contains(TEST_KIT))
+        .map(|layer| format!("{layer} depends on {TEST_KIT} outside its tests"))
+        .collect()
+}
+
+/// The workspace's test-support crate, a dev-dependency only.
+pub const TEST_KIT: &str = "hermes-state-testkit";
 
 /// Dependencies point one way: types <- schema <- query <- facade; the types
 /// crate has no SQLite at all.
@@ -461,6 +475,20 @@ mod tests {
             cli_boundary_problems(&metadata).expect("scan"),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn the_test_kit_is_a_dev_dependency_only() {
+        let metadata = metadata().expect("cargo metadata");
+        let used_in_tests = metadata["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| p["name"] == "hermes-state")
+            .flat_map(|p| p["dependencies"].as_array().into_iter().flatten())
+            .any(|d| d["name"] == TEST_KIT && d["kind"] == "dev");
+        assert!(used_in_tests, "the facade's tests use the test kit");
+        assert_eq!(test_kit_problems(&metadata), Vec::<String>::new());
     }
 
     #[test]

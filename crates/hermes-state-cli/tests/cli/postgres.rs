@@ -11,55 +11,16 @@ use crate::common::Env;
 mod doctor;
 mod writes;
 
-const PG_URL_VAR: &str = "HERMES_STATE_TEST_PG_URL";
-
-/// A fresh schema on the test server, dropped afterwards.
-struct Schema {
-    url: String,
-    admin: String,
-    name: String,
-}
-
-impl Schema {
-    fn new(case: &str) -> Option<Schema> {
-        let Ok(admin) = std::env::var(PG_URL_VAR) else {
-            println!("skipped: {PG_URL_VAR} is not set ({case} needs PostgreSQL)");
-            return None;
-        };
-        let name = format!(
-            "cli_{}_{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        );
-        let separator = if admin.contains('?') { '&' } else { '?' };
-        Some(Schema {
-            url: format!("{admin}{separator}schema={name}"),
-            admin,
-            name,
-        })
-    }
-}
-
-impl Drop for Schema {
-    fn drop(&mut self) {
-        if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
-            let _ =
-                client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{}\" CASCADE", self.name));
-        }
-    }
-}
+use hermes_state_testkit::PgSchema;
 
 #[test]
 fn a_store_moved_to_postgresql_is_read_and_written_there_and_moved_back() {
-    let Some(schema) = Schema::new("migrate-to") else {
+    let Some(schema) = PgSchema::new("cli", "migrate-to") else {
         return;
     };
     let env = Env::new();
     let db = env.demo("demo.db");
-    env.run(&db, &["migrate-to", &schema.url])
+    env.run(&db, &["migrate-to", schema.url()])
         .ok()
         .stdout_has("copied and verified 8 sessions, 30 messages");
     // The old file says where its store went.
@@ -68,7 +29,7 @@ fn a_store_moved_to_postgresql_is_read_and_written_there_and_moved_back() {
         .stderr_has("note: this store was moved to postgresql://");
 
     let pg = |args: &[&str]| {
-        let mut all = vec!["--database-url", schema.url.as_str()];
+        let mut all = vec!["--database-url", schema.url()];
         all.extend_from_slice(args);
         env.raw(&all, None)
     };
@@ -153,7 +114,7 @@ fn a_store_moved_to_postgresql_is_read_and_written_there_and_moved_back() {
     assert_eq!(rows.as_array().unwrap().len(), 6);
     // The environment variable names the same store.
     let mut cmd = env.command();
-    cmd.env("HERMES_STATE_DATABASE_URL", &schema.url)
+    cmd.env("HERMES_STATE_DATABASE_URL", schema.url())
         .args(["--json", "sessions", "list"]);
     let out = cmd.output().unwrap();
     assert!(out.status.success());
@@ -265,14 +226,14 @@ fn without_export_time(text: &str) -> String {
 #[test]
 fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
     let (Some(moved), Some(imported)) = (
-        Schema::new("export on PostgreSQL"),
-        Schema::new("import on PostgreSQL"),
+        PgSchema::new("cli", "export on PostgreSQL"),
+        PgSchema::new("cli", "import on PostgreSQL"),
     ) else {
         return;
     };
     let env = Env::new();
     let db = env.demo("demo.db");
-    env.run(&db, &["migrate-to", &moved.url]).ok();
+    env.run(&db, &["migrate-to", moved.url()]).ok();
     let on = |url: &str, args: &[&str]| {
         let mut all = vec!["--database-url", url];
         all.extend_from_slice(args);
@@ -288,7 +249,7 @@ fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
         &["export", "--format", "jsonl", "--source", "cli"][..],
     ] {
         let file = env.run(&db, args).ok().stdout;
-        let pg = on(&moved.url, args).ok().stdout;
+        let pg = on(moved.url(), args).ok().stdout;
         assert!(!file.is_empty(), "{args:?}");
         if args.contains(&"jsonl") {
             assert_eq!(
@@ -303,7 +264,7 @@ fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
     // To a file, as on a file.
     let from_pg = env.path("from-pg.jsonl");
     on(
-        &moved.url,
+        moved.url(),
         &[
             "export",
             "--format",
@@ -320,19 +281,19 @@ fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
         without_export_time(&whole),
         without_export_time(&file_whole)
     );
-    on(&moved.url, &["export", "--since", "2d"])
+    on(moved.url(), &["export", "--since", "2d"])
         .fails(2)
         .stderr_has("not available on a PostgreSQL store yet");
-    on(&moved.url, &["export", "--session", "nope"]).fails(1);
+    on(moved.url(), &["export", "--session", "nope"]).fails(1);
 
     // A file that is not an export, or breaks off, leaves the new store empty.
     let broken = env.path("broken.jsonl");
     let lines: Vec<&str> = whole.lines().collect();
     std::fs::write(&broken, lines[..lines.len() - 1].join("\n")).unwrap();
-    on(&imported.url, &["import", broken.to_str().unwrap()]).fails(1);
-    on(&imported.url, &["--json", "stats"]).ok();
+    on(imported.url(), &["import", broken.to_str().unwrap()]).fails(1);
+    on(imported.url(), &["--json", "stats"]).ok();
     assert_eq!(
-        on(&imported.url, &["--json", "sessions", "list"])
+        on(imported.url(), &["--json", "sessions", "list"])
             .ok()
             .json(),
         serde_json::json!([])
@@ -340,12 +301,12 @@ fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
     // Import into a new PostgreSQL store: the same report as into a new
     // file, and the store exports the same lines back.
     let path = from_pg.to_str().unwrap();
-    let report = on(&imported.url, &["--json", "import", path]).ok().json();
+    let report = on(imported.url(), &["--json", "import", path]).ok().json();
     let file_copy = env.path("copy.db");
     let file_report = env.run(&file_copy, &["--json", "import", path]).ok().json();
     assert_eq!(report, file_report);
     assert_eq!(report["imported"], 8);
-    let back = on(&imported.url, &["export", "--format", "jsonl"])
+    let back = on(imported.url(), &["export", "--format", "jsonl"])
         .ok()
         .stdout;
     assert_eq!(without_export_time(&back), without_export_time(&whole));
@@ -353,11 +314,11 @@ fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
     let json = env.path("all.json");
     std::fs::write(
         &json,
-        on(&moved.url, &["export", "--format", "json"]).ok().stdout,
+        on(moved.url(), &["export", "--format", "json"]).ok().stdout,
     )
     .unwrap();
-    on(&imported.url, &["import", json.to_str().unwrap()])
+    on(imported.url(), &["import", json.to_str().unwrap()])
         .ok()
         .stdout_has("skipped 8 session(s)");
-    on(&imported.url, &["--read-only", "import", path]).fails(2);
+    on(imported.url(), &["--read-only", "import", path]).fails(2);
 }

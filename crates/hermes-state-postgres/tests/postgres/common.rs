@@ -1,12 +1,10 @@
 //! A fresh schema per test on the server `HERMES_STATE_TEST_PG_URL` names.
 
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use hermes_state_postgres::StoreUrl;
-
-/// The variable naming the test server.
-pub const PG_URL_VAR: &str = "HERMES_STATE_TEST_PG_URL";
+pub use hermes_state_testkit::PG_URL_VAR;
+use hermes_state_testkit::PgSchema;
 
 /// Tests share the server; the one that restarts it holds this exclusively,
 /// every other test holds it shared for its whole run.
@@ -20,7 +18,7 @@ pub fn server_exclusively() -> RwLockWriteGuard<'static, ()> {
 /// A schema that exists for one test and is dropped with this guard.
 pub struct TestSchema {
     pub url: StoreUrl,
-    admin: String,
+    schema: PgSchema,
     _shared: Option<RwLockReadGuard<'static, ()>>,
 }
 
@@ -35,44 +33,17 @@ impl TestSchema {
 
     /// [`TestSchema::new`] for a test that holds [`server_exclusively`] itself.
     pub fn unguarded(test: &str) -> Option<TestSchema> {
-        let Ok(admin) = std::env::var(PG_URL_VAR) else {
-            println!("skipped: {PG_URL_VAR} is not set ({test} needs a PostgreSQL server)");
-            return None;
-        };
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let name = format!(
-            "test_{}_{}_{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .subsec_nanos()
-        );
-        let url = StoreUrl::parse(&admin)
-            .expect("HERMES_STATE_TEST_PG_URL parses")
-            .with_schema(&name)
-            .unwrap();
+        let schema = PgSchema::new("test", test)?;
+        let url = StoreUrl::parse(schema.url()).expect("HERMES_STATE_TEST_PG_URL parses");
         Some(TestSchema {
             url,
-            admin,
+            schema,
             _shared: None,
         })
     }
 
     /// A plain client on the test server (for raw checks).
     pub fn client(&self) -> postgres::Client {
-        postgres::Client::connect(&self.admin, postgres::NoTls).expect("connect to the test server")
-    }
-}
-
-impl Drop for TestSchema {
-    fn drop(&mut self) {
-        if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
-            let _ = client.batch_execute(&format!(
-                "DROP SCHEMA IF EXISTS \"{}\" CASCADE",
-                self.url.schema()
-            ));
-        }
+        self.schema.client()
     }
 }

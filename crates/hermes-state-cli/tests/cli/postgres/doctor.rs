@@ -3,8 +3,8 @@
 
 use hermes_state::rusqlite::Connection;
 
-use super::Schema;
 use crate::common::Env;
+use hermes_state_testkit::PgSchema;
 
 /// The doctor's first line after the store's name: `healthy` or `N problem(s) found`.
 fn verdict(stdout: &str) -> &str {
@@ -22,17 +22,17 @@ fn counter_lines(stdout: &str) -> Vec<&str> {
 
 #[test]
 fn doctor_on_postgresql_reports_damage_as_the_file_doctor_does_and_repairs_counters() {
-    let Some(schema) = Schema::new("doctor") else {
+    let Some(schema) = PgSchema::new("cli", "doctor") else {
         return;
     };
     let env = Env::new();
     let moved = env.demo("moved.db");
-    env.run(&moved, &["migrate-to", &schema.url]).ok();
+    env.run(&moved, &["migrate-to", schema.url()]).ok();
     // The same demo store in a file that stays one (a moved file notes
     // its move on stderr), to compare with.
     let db = env.demo("demo.db");
     let pg = |args: &[&str]| {
-        let mut all = vec!["--database-url", schema.url.as_str()];
+        let mut all = vec!["--database-url", schema.url()];
         all.extend_from_slice(args);
         env.raw(&all, None)
     };
@@ -47,7 +47,7 @@ fn doctor_on_postgresql_reports_damage_as_the_file_doctor_does_and_repairs_count
     assert!(
         healthy.stdout.contains(&format!(
             "schema {}: PostgreSQL step 1 (this build knows 1), data model v23",
-            schema.name
+            schema.name()
         )),
         "{}",
         healthy.stdout
@@ -64,13 +64,13 @@ fn doctor_on_postgresql_reports_damage_as_the_file_doctor_does_and_repairs_count
     )
     .unwrap();
     drop(conn);
-    let mut admin = postgres::Client::connect(&schema.admin, postgres::NoTls).unwrap();
+    let mut admin = postgres::Client::connect(schema.admin(), postgres::NoTls).unwrap();
     admin
         .batch_execute(&format!(
             "SET search_path TO \"{}\"; \
              UPDATE sessions SET message_count = 99 WHERE id = 'demo-paris'; \
              DROP INDEX idx_messages_search_vector",
-            schema.name
+            schema.name()
         ))
         .unwrap();
 
@@ -128,7 +128,7 @@ fn doctor_on_postgresql_reports_damage_as_the_file_doctor_does_and_repairs_count
         .json();
     assert_eq!(paris["message_count"], 6);
     // A schema without a store is an error, and stays without one.
-    let other = format!("{}x", schema.url);
+    let other = format!("{}x", schema.url());
     env.raw(&["--database-url", &other, "doctor"], None)
         .fails(1)
         .stderr_has("holds no hermes-state store");

@@ -1,12 +1,12 @@
 //! The writing commands on a PostgreSQL store print what they print for a
 //! file: the same demo store on both, the same commands, the same stdout.
 
-use super::Schema;
 use crate::common::{Env, Run};
+use hermes_state_testkit::PgSchema;
 
 #[test]
 fn writing_commands_on_postgresql_print_what_they_print_for_a_file() {
-    let Some(schema) = Schema::new("writes") else {
+    let Some(schema) = PgSchema::new("cli", "writes") else {
         return;
     };
     let env = Env::new();
@@ -18,10 +18,10 @@ fn writing_commands_on_postgresql_print_what_they_print_for_a_file() {
         path
     };
     let moved = demo("moved.db");
-    env.run(&moved, &["migrate-to", &schema.url]).ok();
+    env.run(&moved, &["migrate-to", schema.url()]).ok();
     let db = demo("demo.db");
     let pg = |args: &[&str]| {
-        let mut all = vec!["--database-url", schema.url.as_str()];
+        let mut all = vec!["--database-url", schema.url()];
         all.extend_from_slice(args);
         env.raw(&all, None)
     };
@@ -190,7 +190,7 @@ fn writing_commands_on_postgresql_print_what_they_print_for_a_file() {
         &db,
         &file_args.iter().map(String::as_str).collect::<Vec<_>>(),
     );
-    let mut pg_args = vec!["--database-url".to_owned(), schema.url.clone()];
+    let mut pg_args = vec!["--database-url".to_owned(), schema.url().to_owned()];
     pg_args.extend(delete(&pg_dir));
     let server = env.raw(
         &pg_args.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -217,7 +217,7 @@ fn writing_commands_on_postgresql_print_what_they_print_for_a_file() {
         "x",
     ])
     .fails(2);
-    let elsewhere = format!("{}x", schema.url);
+    let elsewhere = format!("{}x", schema.url());
     env.raw(
         &[
             "--database-url",

@@ -1,11 +1,8 @@
 //! The stores a conformance case runs on, each fresh and cleaned up after.
 
-use std::sync::atomic::{AtomicU32, Ordering};
-
 use hermes_state::{SessionStore, StoreLocation, open_store};
-
-/// The variable naming the PostgreSQL test server.
-pub const PG_URL_VAR: &str = "HERMES_STATE_TEST_PG_URL";
+pub use hermes_state_testkit::PG_URL_VAR;
+use hermes_state_testkit::PgSchema;
 
 /// One fresh store and what removes it afterwards.
 pub struct Backend {
@@ -16,7 +13,7 @@ pub struct Backend {
 
 enum Cleanup {
     Dir(#[allow(dead_code)] tempfile::TempDir),
-    Schema { admin: String, schema: String },
+    Schema(#[allow(dead_code)] PgSchema),
 }
 
 impl Backend {
@@ -28,24 +25,14 @@ impl Backend {
     /// the seam has no call for; `None` on SQLite.
     #[allow(dead_code)]
     pub fn pg_client(&self) -> Option<postgres::Client> {
-        let Cleanup::Schema { admin, schema } = &self.cleanup else {
+        let Cleanup::Schema(schema) = &self.cleanup else {
             return None;
         };
-        let mut client = postgres::Client::connect(admin, postgres::NoTls).unwrap();
+        let mut client = schema.client();
         client
-            .batch_execute(&format!("SET search_path TO \"{schema}\""))
+            .batch_execute(&format!("SET search_path TO \"{}\"", schema.name()))
             .unwrap();
         Some(client)
-    }
-}
-
-impl Drop for Backend {
-    fn drop(&mut self) {
-        if let Cleanup::Schema { admin, schema } = &self.cleanup
-            && let Ok(mut client) = postgres::Client::connect(admin, postgres::NoTls)
-        {
-            let _ = client.batch_execute(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"));
-        }
     }
 }
 
@@ -61,22 +48,12 @@ pub fn backends(case: &str) -> Vec<Backend> {
     }];
     match std::env::var(PG_URL_VAR) {
         Ok(admin) => {
-            static NEXT: AtomicU32 = AtomicU32::new(0);
-            let schema = format!(
-                "conf_{}_{}_{}",
-                std::process::id(),
-                NEXT.fetch_add(1, Ordering::Relaxed),
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .unwrap()
-                    .subsec_nanos()
-            );
-            let separator = if admin.contains('?') { '&' } else { '?' };
-            let location = StoreLocation::Postgres(format!("{admin}{separator}schema={schema}"));
+            let schema = PgSchema::on(&admin, "conf");
+            let location = StoreLocation::Postgres(schema.url().to_owned());
             all.push(Backend {
                 store: open_store(&location, false).unwrap(),
                 location,
-                cleanup: Cleanup::Schema { admin, schema },
+                cleanup: Cleanup::Schema(schema),
             });
         }
         Err(_) => println!("skipped: {PG_URL_VAR} is not set; {case} ran on SQLite only"),

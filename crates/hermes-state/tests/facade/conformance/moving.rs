@@ -8,46 +8,20 @@ use hermes_state::{
 };
 use serde_json::json;
 
-use super::backends::PG_URL_VAR;
+use hermes_state_testkit::PgSchema;
 
+/// A fresh schema, and its store URL with a password in it (which must
+/// never reach the marker).
 struct Target {
     url: String,
-    admin: String,
-    schema: String,
+    schema: PgSchema,
 }
 
 impl Target {
     fn new(case: &str) -> Option<Target> {
-        let Ok(admin) = std::env::var(PG_URL_VAR) else {
-            println!("skipped: {PG_URL_VAR} is not set ({case} needs PostgreSQL)");
-            return None;
-        };
-        let schema = format!(
-            "move_{}_{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        );
-        let separator = if admin.contains('?') { '&' } else { '?' };
-        // A password in the URL must never reach the marker.
-        let url = format!(
-            "{}{separator}schema={schema}",
-            admin.replacen("postgres@", "postgres:s3cret@", 1)
-        );
-        Some(Target { url, admin, schema })
-    }
-}
-
-impl Drop for Target {
-    fn drop(&mut self) {
-        if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
-            let _ = client.batch_execute(&format!(
-                "DROP SCHEMA IF EXISTS \"{}\" CASCADE",
-                self.schema
-            ));
-        }
+        let schema = PgSchema::new("move", case)?;
+        let url = schema.url().replacen("postgres@", "postgres:s3cret@", 1);
+        Some(Target { url, schema })
     }
 }
 
@@ -138,7 +112,7 @@ fn a_moved_store_reads_the_same_and_the_old_file_names_where_it_went() {
     // The old file is marked, without the password.
     let by = db.get_meta(SUPERSEDED_BY).unwrap().unwrap();
     assert!(
-        by.contains(&target.schema) && !by.contains("s3cret"),
+        by.contains(target.schema.name()) && !by.contains("s3cret"),
         "{by}"
     );
     assert!(db.get_meta(SUPERSEDED_AT).unwrap().is_some());

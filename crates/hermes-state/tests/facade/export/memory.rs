@@ -16,6 +16,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hermes_state::ExportSummary;
+use hermes_state_testkit::PgSchema;
 
 use super::*;
 
@@ -327,43 +328,17 @@ fn fill_with_big(total: usize, big: usize) -> Store {
 
 /// A fresh PostgreSQL schema holding a copy of a store, dropped afterwards.
 struct PgCopy {
-    admin: String,
-    schema: String,
-    url: String,
+    schema: PgSchema,
 }
 
 impl PgCopy {
     fn of(store: &Store, admin: &str, tag: &str) -> PgCopy {
-        let schema = format!(
-            "memory_{tag}_{}_{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .expect("clock")
-                .subsec_nanos()
-        );
-        let separator = if admin.contains('?') { '&' } else { '?' };
-        let copy = PgCopy {
-            admin: admin.to_owned(),
-            url: format!("{admin}{separator}schema={schema}"),
-            schema,
-        };
+        let schema = PgSchema::on(admin, &format!("memory_{tag}"));
         store
             .db
-            .migrate_to_postgres(&copy.url)
+            .migrate_to_postgres(schema.url())
             .expect("copy to PostgreSQL");
-        copy
-    }
-}
-
-impl Drop for PgCopy {
-    fn drop(&mut self) {
-        if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
-            let _ = client.batch_execute(&format!(
-                "DROP SCHEMA IF EXISTS \"{}\" CASCADE",
-                self.schema
-            ));
-        }
+        PgCopy { schema }
     }
 }
 
@@ -373,7 +348,7 @@ impl Drop for PgCopy {
 /// on a store 10× larger (with a session 10× longer) than the other.
 #[test]
 fn streaming_exports_on_postgresql_hold_bounded_memory() {
-    let Ok(admin) = std::env::var("HERMES_STATE_TEST_PG_URL") else {
+    let Ok(admin) = std::env::var(hermes_state_testkit::PG_URL_VAR) else {
         println!("skipped: HERMES_STATE_TEST_PG_URL is not set (PostgreSQL export memory)");
         return;
     };
@@ -382,8 +357,8 @@ fn streaming_exports_on_postgresql_hold_bounded_memory() {
     let small_pg = PgCopy::of(&small_store, &admin, "s");
     let large_pg = PgCopy::of(&large_store, &admin, "l");
     for shape in ["jsonl", "parts", "walk"] {
-        let a = measure_on(&small_store.path, shape, Some(&small_pg.url));
-        let b = measure_on(&large_store.path, shape, Some(&large_pg.url));
+        let a = measure_on(&small_store.path, shape, Some(small_pg.schema.url()));
+        let b = measure_on(&large_store.path, shape, Some(large_pg.schema.url()));
         let expected = |total: usize| if shape == "walk" { total / 2 } else { total } as u64;
         assert_eq!(
             (a.messages, b.messages),
