@@ -161,6 +161,9 @@ fn search_sorted_by_time_equals_one_statement() {
 /// and order, for every route (unicode61 word and phrase, the CJK index, the
 /// trigram index after two empty legs), with and without filters, and when
 /// the same cached statement is run again with other paging.
+/// Sources, roles, and the same as SQL clauses.
+type Filters = (Option<Vec<String>>, Option<Vec<String>>, &'static str);
+
 #[test]
 fn search_with_literal_paging_equals_bound_paging() {
     let (_dir, db) = store();
@@ -182,7 +185,7 @@ fn search_with_literal_paging_equals_bound_paging() {
         ("数据库", "messages_fts_cjk", "\"数据库\""),
         ("yrquar", "messages_fts_trigram", "\"yrquar\""),
     ];
-    let filters: [(Option<Vec<String>>, Option<Vec<String>>, &str); 3] = [
+    let filters: [Filters; 3] = [
         (None, None, ""),
         (
             Some(vec!["telegram".to_owned()]),
