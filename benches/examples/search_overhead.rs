@@ -12,7 +12,10 @@
 //!
 //! A third column times the baseline plus the hits' `context` (two indexed
 //! look-ups per hit, `Baseline::search_with_context`): the same work the
-//! facade's result contract asks, done by hand.
+//! facade's result contract asks, done by hand. The last two time both again
+//! with `LIMIT`/`OFFSET` written into the SQL instead of bound
+//! (`Baseline::with_literal_paging`), as the facade does: bound, SQLite
+//! prepares the cached statement again on every run.
 //!
 //! `HERMES_OVERHEAD_ONLY=facade` (or `baseline`) times one side only, for a
 //! profiler (`perf record -g …`); the other side's column is then 0.
@@ -61,9 +64,14 @@ fn run(size: u64, rounds: usize, filter: Option<&str>) {
     let corpus = Corpus::ensure(size, &mut |line| eprintln!("{line}")).expect("corpus");
     let db = SessionDb::open_read_only(&corpus.path).expect("facade opens");
     let baseline = Baseline::open_read_only(&corpus.path).expect("baseline opens");
+    let literal = Baseline::open_read_only(&corpus.path)
+        .expect("baseline opens")
+        .with_literal_paging();
     let label = corpus::size_label(size);
-    println!("| corpus | case | facade | baseline | ratio | baseline + context | ratio to it |");
-    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    println!(
+        "| corpus | case | facade | baseline | ratio | baseline + context | ratio to it | literal baseline | ratio to it | literal baseline + context | ratio to it |"
+    );
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     let mut cases = Vec::new();
     for case in search_cases() {
         cases.push((case.name.to_owned(), case.clone(), RawOrder::Rank));
@@ -110,65 +118,60 @@ fn run(size: u64, rounds: usize, filter: Option<&str>) {
         let one = started.elapsed().max(Duration::from_micros(1));
         let n = rounds.min((Duration::from_secs(3).as_nanos() / one.as_nanos()).max(5) as usize);
         let only = std::env::var("HERMES_OVERHEAD_ONLY").unwrap_or_default();
-        let mut facade = Vec::with_capacity(n);
-        let mut raw = Vec::with_capacity(n);
-        let mut raw_context = Vec::with_capacity(n);
+        // Facade, baseline, baseline + context, and the same two with literal paging.
+        let mut times: [Vec<Duration>; 5] = Default::default();
         for round in 0..n {
-            let mut time_facade = || {
-                if only == "baseline" {
-                    facade.push(Duration::ZERO);
-                    return;
+            let mut order_of_sides = [0usize, 1, 2, 3, 4];
+            if round % 2 == 1 {
+                order_of_sides.reverse();
+            }
+            for side in order_of_sides {
+                let skip = match side {
+                    0 => only == "baseline",
+                    _ => only == "facade",
+                };
+                if skip {
+                    times[side].push(Duration::ZERO);
+                    continue;
                 }
+                let raw = if side < 3 { &baseline } else { &literal };
                 let t = Instant::now();
-                std::hint::black_box(db.search_messages(&case.query, &options).expect("search"));
-                facade.push(t.elapsed());
-            };
-            let mut time_raw = || {
-                if only == "facade" {
-                    raw.push(Duration::ZERO);
-                    return;
+                match side {
+                    0 => {
+                        std::hint::black_box(
+                            db.search_messages(&case.query, &options).expect("search"),
+                        );
+                    }
+                    1 | 3 => {
+                        std::hint::black_box(
+                            raw.search_ordered(case.table, &case.match_text, &filters, 20, order)
+                                .expect("search"),
+                        );
+                    }
+                    _ => {
+                        std::hint::black_box(
+                            raw.search_with_context(
+                                case.table,
+                                &case.match_text,
+                                &filters,
+                                20,
+                                order,
+                            )
+                            .expect("search"),
+                        );
+                    }
                 }
-                let t = Instant::now();
-                std::hint::black_box(
-                    baseline
-                        .search_ordered(case.table, &case.match_text, &filters, 20, order)
-                        .expect("search"),
-                );
-                raw.push(t.elapsed());
-            };
-            let mut time_raw_context = || {
-                if only == "facade" {
-                    raw_context.push(Duration::ZERO);
-                    return;
-                }
-                let t = Instant::now();
-                std::hint::black_box(
-                    baseline
-                        .search_with_context(case.table, &case.match_text, &filters, 20, order)
-                        .expect("search"),
-                );
-                raw_context.push(t.elapsed());
-            };
-            if round % 2 == 0 {
-                time_facade();
-                time_raw();
-                time_raw_context();
-            } else {
-                time_raw_context();
-                time_raw();
-                time_facade();
+                times[side].push(t.elapsed());
             }
         }
-        let f = median(&mut facade);
-        let r = median(&mut raw);
-        let rc = median(&mut raw_context);
+        let [f, r, rc, l, lc] = times.map(|mut t| median(&mut t).as_secs_f64() * 1e6);
+        let ratio = |a: f64, b: f64| a / b.max(1e-3);
         println!(
-            "| {label} | `{name}` | {:.0} µs | {:.0} µs | {:.2}× | {:.0} µs | {:.2}× |",
-            f.as_secs_f64() * 1e6,
-            r.as_secs_f64() * 1e6,
-            f.as_secs_f64() / r.as_secs_f64().max(1e-9),
-            rc.as_secs_f64() * 1e6,
-            f.as_secs_f64() / rc.as_secs_f64().max(1e-9)
+            "| {label} | `{name}` | {f:.0} µs | {r:.0} µs | {:.2}× | {rc:.0} µs | {:.2}× | {l:.0} µs | {:.2}× | {lc:.0} µs | {:.2}× |",
+            ratio(f, r),
+            ratio(f, rc),
+            ratio(f, l),
+            ratio(f, lc)
         );
     }
     db.close().expect("close");

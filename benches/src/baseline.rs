@@ -194,6 +194,9 @@ pub struct ExportCounts {
 #[derive(Debug)]
 pub struct Baseline {
     conn: Connection,
+    /// Searches write `LIMIT`/`OFFSET` into their text instead of binding
+    /// them ([`Baseline::with_literal_paging`]).
+    literal_paging: bool,
 }
 
 impl Baseline {
@@ -209,7 +212,10 @@ impl Baseline {
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
         conn.query_row("PRAGMA journal_mode=WAL", [], |_| Ok(()))?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        Ok(Baseline { conn })
+        Ok(Baseline {
+            conn,
+            literal_paging: false,
+        })
     }
 
     /// Opens an existing store read-only (`mode=ro`), as the facade's pooled
@@ -222,7 +228,19 @@ impl Baseline {
         conn.busy_timeout(Duration::from_millis(1000))?;
         hermes_state::schema::cjk::register(&conn)
             .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
-        Ok(Baseline { conn })
+        Ok(Baseline {
+            conn,
+            literal_paging: false,
+        })
+    }
+
+    /// This baseline with its searches' `LIMIT`/`OFFSET` written into the
+    /// SQL text, as the facade writes them: bound there, SQLite marks them
+    /// plan-relevant and the cached statement is prepared again on every
+    /// run; written in, it runs ready. The strictest hand-written baseline.
+    pub fn with_literal_paging(mut self) -> Baseline {
+        self.literal_paging = true;
+        self
     }
 
     /// The raw connection.
@@ -352,12 +370,17 @@ impl Baseline {
              FROM {table} JOIN messages m ON m.id = {table}.rowid
              JOIN sessions s ON s.id = m.session_id
              WHERE {table} MATCH ?1{clauses}
-             ORDER BY {order} LIMIT ?{} OFFSET ?{}",
-            params.len() + 1,
-            params.len() + 2
+             ORDER BY {order} {}",
+            if self.literal_paging {
+                format!("LIMIT {limit} OFFSET 0")
+            } else {
+                format!("LIMIT ?{} OFFSET ?{}", params.len() + 1, params.len() + 2)
+            }
         );
-        params.push(SqlValue::Integer(i64::from(limit)));
-        params.push(SqlValue::Integer(0));
+        if !self.literal_paging {
+            params.push(SqlValue::Integer(i64::from(limit)));
+            params.push(SqlValue::Integer(0));
+        }
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = stmt.query_map(params_from_iter(params), |row| {
             Ok(RawHit {

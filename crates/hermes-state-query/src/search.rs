@@ -423,12 +423,10 @@ impl Search<'_> {
              FROM {table} JOIN messages m ON m.id = {table}.rowid
              JOIN sessions s ON s.id = m.session_id
              WHERE {table} MATCH ?1{filters}
-             ORDER BY rank LIMIT ?{} OFFSET ?{}",
-            params.len() + 1,
-            params.len() + 2
+             ORDER BY rank {}",
+            self.paging_literals()
         );
-        self.push_paging(&mut params);
-        self.run(&sql, params, &format!("searching {table}"))
+        self.run_cached(&sql, params, &format!("searching {table}"))
     }
 
     /// The LIKE route: tokens OR-ed, each against content, tool name and tool
@@ -566,36 +564,79 @@ impl Search<'_> {
         params.push(SqlValue::Integer(i64::from(self.options.offset)));
     }
 
+    /// `LIMIT n OFFSET m` with the values written into the text, for the
+    /// statements of the FTS routes, which come from the statement cache.
+    ///
+    /// With `LIMIT ?n OFFSET ?m` SQLite marks those parameters as taking
+    /// part in the plan, and a statement whose such parameter is bound (or
+    /// whose bindings rusqlite clears when it goes back to the cache) is
+    /// parsed and planned again before its next run: a cached statement
+    /// would be prepared anew on every search anyway. With literals the
+    /// text is the same for the same options and filters, so a repeated
+    /// search runs a ready statement. Both values are `u32`s: nothing a
+    /// caller types ends up in the text. The rows are the same: a literal
+    /// and a bound integer of the same value mean the same `LIMIT`.
+    fn paging_literals(&self) -> String {
+        format!(
+            "LIMIT {} OFFSET {}",
+            self.options.limit, self.options.offset
+        )
+    }
+
     fn run(&self, sql: &str, params: Vec<SqlValue>, what: &str) -> Result<Vec<Row>, Failure> {
         let mut stmt = self
             .conn
             .prepare(sql)
             .context(what)
             .map_err(|e| Failure::Prepare(e.into()))?;
-        let rows = stmt
-            .query_map(params_from_iter(params), |row| {
-                Ok(Row {
-                    hit: SearchHit {
-                        id: row.get(0)?,
-                        session_id: text(row.get_ref(1)?).unwrap_or_default(),
-                        role: text(row.get_ref(2)?).unwrap_or_default(),
-                        snippet: snippet_text(row.get_ref(3)?)?,
-                        timestamp: real(row.get_ref(5)?).unwrap_or_default(),
-                        tool_name: text(row.get_ref(6)?),
-                        source: text(row.get_ref(7)?),
-                        model: text(row.get_ref(8)?),
-                        session_started: real(row.get_ref(9)?),
-                        context: Vec::new(),
-                    },
-                    preview: stored_preview(row.get_ref(4)?),
-                })
-            })
-            .context(what)
-            .map_err(|e| Failure::Run(e.into()))?;
-        rows.collect::<Result<_, _>>()
-            .context(what)
-            .map_err(|e| Failure::Run(e.into()))
+        hit_rows(&mut stmt, params, what)
     }
+
+    /// [`Search::run`] on a statement from the connection's cache.
+    fn run_cached(
+        &self,
+        sql: &str,
+        params: Vec<SqlValue>,
+        what: &str,
+    ) -> Result<Vec<Row>, Failure> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(sql)
+            .context(what)
+            .map_err(|e| Failure::Prepare(e.into()))?;
+        hit_rows(&mut stmt, params, what)
+    }
+}
+
+/// Runs a hit statement (the columns of [`Search::fts`]) and reads its rows.
+fn hit_rows(
+    stmt: &mut rusqlite::Statement<'_>,
+    params: Vec<SqlValue>,
+    what: &str,
+) -> Result<Vec<Row>, Failure> {
+    let rows = stmt
+        .query_map(params_from_iter(params), |row| {
+            Ok(Row {
+                hit: SearchHit {
+                    id: row.get(0)?,
+                    session_id: text(row.get_ref(1)?).unwrap_or_default(),
+                    role: text(row.get_ref(2)?).unwrap_or_default(),
+                    snippet: snippet_text(row.get_ref(3)?)?,
+                    timestamp: real(row.get_ref(5)?).unwrap_or_default(),
+                    tool_name: text(row.get_ref(6)?),
+                    source: text(row.get_ref(7)?),
+                    model: text(row.get_ref(8)?),
+                    session_started: real(row.get_ref(9)?),
+                    context: Vec::new(),
+                },
+                preview: stored_preview(row.get_ref(4)?),
+            })
+        })
+        .context(what)
+        .map_err(|e| Failure::Run(e.into()))?;
+    rows.collect::<Result<_, _>>()
+        .context(what)
+        .map_err(|e| Failure::Run(e.into()))
 }
 
 /// A snippet must be valid UTF-8: the CJK tokenizer's offset drift can cut

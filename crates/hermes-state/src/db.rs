@@ -441,6 +441,53 @@ impl SessionDb {
         self.pooled_read(|reader| read(&reader.conn))
     }
 
+    /// [`SessionDb::read`] in one read transaction that also checks the
+    /// schema cookie: for reads of a few statements (lineage, listings,
+    /// stats, search), where taking the file's shared lock and a WAL read
+    /// mark once instead of twice (once for the cookie, once for the read)
+    /// is a visible share of the call. `read` sees one snapshot; it must
+    /// not stream a whole store (a long read transaction holds back the
+    /// WAL's reset). When the cookie is not the one the connection was
+    /// adapted for, the transaction ends and the read runs as
+    /// [`SessionDb::read`] runs it, after the adaptation.
+    pub(crate) fn snapshot_read<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T>,
+    ) -> Result<T> {
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        if self.writer_mode.load(Ordering::SeqCst) == JOURNAL_WRITER {
+            return self.read_connection(read);
+        }
+        if self.writer_mode.load(Ordering::SeqCst) == NO_WRITER
+            && let Some(malformed) = self.malformed_state().clone()
+        {
+            return Err(malformed_repair::read_error(&malformed));
+        }
+        self.readers.with_reader(
+            || Ok(hermes_state_schema::open_read_only(&self.path)?),
+            |reader| {
+                let adapted = reader.adapted_cookie;
+                let conn = &reader.conn;
+                let outcome = hermes_state_query::search::in_read_snapshot(conn, move || {
+                    if hermes_state_query::compat::schema_cookie(conn)? != adapted {
+                        // Handed back unread, to run after the adaptation.
+                        return Ok(Err(read));
+                    }
+                    read(conn).map(Ok)
+                })?;
+                match outcome {
+                    Ok(value) => Ok(value),
+                    Err(read) => {
+                        self.prepare_reader(reader)?;
+                        read(&reader.conn)
+                    }
+                }
+            },
+        )
+    }
+
     /// Runs `read` on a pooled read-only connection, adapted to the file's
     /// shape (see [`SessionDb::prepare_reader`]).
     fn pooled_read<T>(&self, read: impl FnOnce(&PooledReader) -> Result<T>) -> Result<T> {

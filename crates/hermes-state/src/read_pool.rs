@@ -140,8 +140,13 @@ impl ReaderPool {
     }
 
     fn check_in(&self, reader: PooledReader) {
+        // A read that unwound inside its read transaction (or whose `COMMIT`
+        // failed) left it open: pooled, the connection would answer every
+        // later read from that old snapshot, so it is closed instead (which
+        // ends the transaction).
+        let reusable = reader.conn.is_autocommit();
         let mut state = self.lock();
-        if reader.generation == state.generation && !state.paused && !state.shut {
+        if reusable && reader.generation == state.generation && !state.paused && !state.shut {
             state.idle.push(reader);
         } else {
             state.open -= 1;

@@ -17,8 +17,8 @@ impl SessionDb {
     /// writes). [`SessionDb::repair`] or [`SessionDb::rebuild_fts`] rebuild it,
     /// and the write path rebuilds it once when a write meets it.
     pub fn search_messages(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
-        // One read transaction for the markers and the whole search.
-        self.read(|conn| {
+        // One read transaction for the cookie, the markers and the whole search.
+        self.snapshot_read(|conn| {
             search::in_read_snapshot(conn, || {
                 let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
                 Ok(search::search_messages(conn, query, options, caps)?)

@@ -35,7 +35,7 @@ impl Search<'_> {
     pub(super) fn fts_by_time(
         &self,
         table: &str,
-        mut params: Vec<SqlValue>,
+        params: Vec<SqlValue>,
         filters: &str,
         direction: &str,
     ) -> Result<Vec<Row>, Failure> {
@@ -46,11 +46,9 @@ impl Search<'_> {
              FROM {table} JOIN messages m ON m.id = {table}.rowid
              JOIN sessions s ON s.id = m.session_id
              WHERE {table} MATCH ?1{filters}
-             ORDER BY m.timestamp {direction}, rank LIMIT ?{} OFFSET ?{}",
-            params.len() + 1,
-            params.len() + 2
+             ORDER BY m.timestamp {direction}, rank {}",
+            self.paging_literals()
         );
-        self.push_paging(&mut params);
         let rows_sql = format!(
             "SELECT m.id, m.session_id, m.role,
                     snippet({table}, -1, '>>>', '<<<', '...', 40) AS snippet,
@@ -70,7 +68,7 @@ impl Search<'_> {
                 ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
             );
             let mut found: HashMap<i64, Row> = self
-                .run(
+                .run_cached(
                     &rows_sql,
                     vec![
                         match_text,
@@ -90,7 +88,7 @@ impl Search<'_> {
     fn ids(&self, sql: &str, params: Vec<SqlValue>, what: &str) -> Result<Vec<i64>, Failure> {
         let mut stmt = self
             .conn
-            .prepare(sql)
+            .prepare_cached(sql)
             .context(what)
             .map_err(|e| Failure::Prepare(e.into()))?;
         let ids = stmt

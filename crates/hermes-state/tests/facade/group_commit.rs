@@ -262,6 +262,41 @@ fn a_thread_reads_what_it_wrote_as_soon_as_the_write_returned() {
     });
 }
 
+/// A read that panics inside a read transaction it opened does not leave its
+/// pooled connection in that transaction: the next reads on the handle (which
+/// reuse the last connection returned) see a write made after the panic.
+#[test]
+fn a_read_that_unwinds_inside_its_transaction_leaves_no_stale_snapshot() {
+    let store = Store::new();
+    let db = &store.db;
+    let ids = sessions(db, 1);
+    let first = db
+        .append_message(&NewMessage::new(&ids[0], "user").content("before the panic"))
+        .expect("append");
+    let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        db.read::<()>(|conn| {
+            conn.execute_batch("BEGIN").expect("begin");
+            let n: i64 = conn
+                .query_row("SELECT count(*) FROM messages", [], |r| r.get(0))
+                .expect("count");
+            panic!("a read fails after {n} rows, inside its transaction");
+        })
+    }));
+    assert!(unwound.is_err());
+    let second = db
+        .append_message(&NewMessage::new(&ids[0], "user").content("after the panic"))
+        .expect("append");
+    let messages = db.get_messages(&ids[0]).expect("read");
+    assert_eq!(
+        messages.iter().map(|m| m.id).collect::<Vec<_>>(),
+        [first, second]
+    );
+    let hits = db
+        .search_messages("after", &SearchOptions::default())
+        .expect("search");
+    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), [second]);
+}
+
 #[test]
 fn reads_are_not_blocked_by_a_write_transaction_of_another_connection() {
     let store = Store::new();

@@ -154,3 +154,132 @@ fn search_sorted_by_time_equals_one_statement() {
         }
     }
 }
+
+/// The FTS routes' statements with `LIMIT`/`OFFSET` written into their text
+/// (so they come from the statement cache ready to run) answer what the same
+/// statements with bound `LIMIT ?n OFFSET ?m` answer: the same ids, snippets
+/// and order, for every route (unicode61 word and phrase, the CJK index, the
+/// trigram index after two empty legs), with and without filters, and when
+/// the same cached statement is run again with other paging.
+/// Sources, roles, and the same as SQL clauses.
+type Filters = (Option<Vec<String>>, Option<Vec<String>>, &'static str);
+
+#[test]
+fn search_with_literal_paging_equals_bound_paging() {
+    let (_dir, db) = store();
+    db.create_session(&NewSession::new("t", "telegram"))
+        .expect("session");
+    for i in 0..30 {
+        let role = if i % 3 == 0 { "assistant" } else { "user" };
+        db.append_message(
+            &NewMessage::new("t", role)
+                .content(format!("zephyrquartz{i} lantern 数据库 {i}"))
+                .timestamp(2000.0 + f64::from(i)),
+        )
+        .expect("append");
+    }
+    // (query, the table its route answers from, its MATCH text there)
+    let routes = [
+        ("lantern", "messages_fts", "lantern"),
+        ("\"lantern message\"", "messages_fts", "\"lantern message\""),
+        ("数据库", "messages_fts_cjk", "\"数据库\""),
+        ("yrquar", "messages_fts_trigram", "\"yrquar\""),
+    ];
+    let filters: [Filters; 3] = [
+        (None, None, ""),
+        (
+            Some(vec!["telegram".to_owned()]),
+            None,
+            " AND s.source IN ('telegram')",
+        ),
+        (
+            None,
+            Some(vec!["assistant".to_owned()]),
+            " AND m.role IN ('assistant')",
+        ),
+    ];
+    for (query, table, match_text) in routes {
+        let mut hits = 0;
+        for (sources, roles, clause) in &filters {
+            for (limit, offset) in [(20, 0), (5, 0), (7, 3), (5, 0), (50, 10), (3, 100)] {
+                let options = SearchOptions {
+                    limit,
+                    offset,
+                    source_filter: sources.clone(),
+                    role_filter: roles.clone(),
+                    ..SearchOptions::default()
+                };
+                let got: Vec<(i64, String)> = db
+                    .search_messages(query, &options)
+                    .expect("search")
+                    .into_iter()
+                    .map(|h| (h.id, h.snippet))
+                    .collect();
+                let expected: Vec<(i64, String)> = db
+                    .read(|conn| {
+                        let mut stmt = conn
+                            .prepare(&format!(
+                                "SELECT m.id, snippet({table}, -1, '>>>', '<<<', '...', 40)
+                                 FROM {table} JOIN messages m ON m.id = {table}.rowid
+                                 JOIN sessions s ON s.id = m.session_id
+                                 WHERE {table} MATCH ?1 AND (m.active = 1 OR m.compacted = 1){clause}
+                                 ORDER BY rank LIMIT ?2 OFFSET ?3"
+                            ))
+                            .expect("prepare");
+                        let rows = stmt
+                            .query_map(params![match_text, limit, offset], |r| {
+                                Ok((r.get(0)?, r.get(1)?))
+                            })
+                            .expect("query")
+                            .collect::<Result<Vec<_>, _>>()
+                            .expect("rows");
+                        Ok(rows)
+                    })
+                    .expect("read");
+                assert_eq!(
+                    got, expected,
+                    "{query} on {table}{clause}, limit {limit}, offset {offset}"
+                );
+                hits += got.len();
+            }
+        }
+        assert!(
+            hits > 100,
+            "{query}: the route answers ({hits} hits in all)"
+        );
+    }
+}
+
+/// Why the zero-hit fallback's CJK leg cannot be skipped for a query without
+/// CJK characters (routing decided from the query text alone): the CJK
+/// tokenizer splits `东京yr` into `东京` and `yr`, while `unicode61` keeps
+/// one token `东京yr`, so a Latin word glued to CJK text is found by the
+/// CJK index only — here a two-letter one, which the trigram leg (terms of
+/// at least 3 characters) does not search either.
+#[test]
+fn a_latin_word_glued_to_cjk_text_is_found_by_the_cjk_leg_only() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    db.create_session(&NewSession::new("s", "cli"))
+        .expect("session");
+    let id = db
+        .append_message(&NewMessage::new("s", "user").content("会议在东京yr举行"))
+        .expect("append");
+    let base: i64 = db
+        .read(|conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'yr'",
+                    [],
+                    |r| r.get(0),
+                )
+                .expect("count"))
+        })
+        .expect("read");
+    assert_eq!(base, 0, "unicode61 has no token `yr`");
+    let hits = db
+        .search_messages("yr", &SearchOptions::default())
+        .expect("search");
+    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![id]);
+    assert!(hits[0].snippet.contains(">>>yr<<<"), "{}", hits[0].snippet);
+}
