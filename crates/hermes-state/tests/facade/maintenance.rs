@@ -385,3 +385,63 @@ fn backup_refuses_an_existing_target() {
     let error = s.db.backup_to(&s.path).expect_err("live file");
     assert_eq!(error.kind(), ErrorKind::InvalidInput);
 }
+
+/// Segments of each base FTS index (FTS5's `%_idx` holds one row per
+/// segment and leaf-page term prefix).
+fn fts_segments(db: &SessionDb) -> Vec<i64> {
+    db.read(|conn| {
+        Ok(["messages_fts", "messages_fts_trigram"]
+            .iter()
+            .map(|table| {
+                conn.query_row(
+                    &format!("SELECT count(DISTINCT segid) FROM {table}_idx"),
+                    [],
+                    |row| row.get(0),
+                )
+                .expect("count segments")
+            })
+            .collect())
+    })
+    .expect("segments")
+}
+
+/// Every `FTS_MERGE_EVERY`th write runs the bounded merge of the FTS
+/// indexes (in one transaction after its commit): the segments of each
+/// index drop at that write and not at the one before.
+#[test]
+fn the_every_thousandth_write_merges_every_fts_index() {
+    // In memory where the machine offers it: a thousand fsynced commits on
+    // a disk take seconds; the durability settings are the same.
+    let shm = Path::new("/dev/shm");
+    let dir = if shm.is_dir() {
+        tempfile::tempdir_in(shm).expect("tempdir")
+    } else {
+        tempfile::tempdir().expect("tempdir")
+    };
+    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    db.create_session(&NewSession::new("s", "cli"))
+        .expect("session");
+    let say = |i: u64| {
+        db.append_message(
+            &NewMessage::new("s", "user").content(format!("message {i} about kubernetes and 東京")),
+        )
+        .expect("append");
+    };
+    // The session's creation was write 1.
+    for i in 2..hermes_state::FTS_MERGE_EVERY {
+        say(i);
+    }
+    let before = fts_segments(&db);
+    say(hermes_state::FTS_MERGE_EVERY);
+    let after = fts_segments(&db);
+    for ((table, before), after) in ["messages_fts", "messages_fts_trigram"]
+        .iter()
+        .zip(&before)
+        .zip(&after)
+    {
+        assert!(
+            after < before,
+            "{table}: {before} segments before the merge, {after} after"
+        );
+    }
+}
