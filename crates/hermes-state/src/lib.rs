@@ -39,7 +39,7 @@ pub use cleanup::{
 };
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
-pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, SessionDb, StoreOptions};
+pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, FTS_MERGE_PAGES, SessionDb, StoreOptions};
 pub use doctor::{
     CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote,
     FtsTableCheck, LineageCycle, OrphanedMessages,
