@@ -4,8 +4,10 @@
 //! sessions are inserted without their parent links, then the links are set
 //! (so any lineage order, even a cycle a damaged file holds, loads, and a
 //! link to a missing session fails naming it); then messages with their
-//! ids, usage rows, `state_meta` (without the SQLite-only `fts_*` keys) and
-//! gateway routes; the message id sequence is moved past the highest id;
+//! ids, usage rows, `state_meta` (without the SQLite-only `fts_*` keys),
+//! gateway routes, and the opt-in Telegram topic tables where the source
+//! has them (created on the target first); the message id sequence is moved
+//! past the highest id;
 //! then every row and column is read back and compared with a second pass
 //! over the source. Only a complete match commits. `compression_locks`
 //! (short-lived leases) and `async_delegations` (whose writer uses the
@@ -33,8 +35,18 @@ pub const COPIED_TABLES: [(&str, &str); 5] = [
     ("gateway_routing", "scope, session_key"),
 ];
 
+/// The opt-in tables (`api.md` §12.4), copied with their rows when the
+/// source has them (the target gets them created), each with its key.
+pub const OPTIONAL_TABLES: [(&str, &str); 2] = [
+    ("telegram_dm_topic_mode", "chat_id"),
+    ("telegram_dm_topic_bindings", "chat_id, thread_id"),
+];
+
 /// Rows of the store being copied, in SQLite's storage classes.
 pub trait RowSource {
+    /// Whether the source has `table` (for [`OPTIONAL_TABLES`]).
+    fn has_table(&mut self, table: &str) -> Result<bool>;
+
     /// Calls `sink` with every row of `table`, `columns` in that order,
     /// ordered by `key` (byte order for text, as SQLite's BINARY). Rows the
     /// copy leaves out (`state_meta`'s `fts_*` keys) are skipped here too.
@@ -102,7 +114,16 @@ impl PgStore {
             })?;
             ensure_empty(tx)?;
             let mut report = CopyReport::default();
-            for (table, key) in COPIED_TABLES {
+            let mut tables = COPIED_TABLES.to_vec();
+            for (table, key) in OPTIONAL_TABLES {
+                if source.has_table(table)? {
+                    tables.push((table, key));
+                }
+            }
+            if tables.len() > COPIED_TABLES.len() {
+                crate::telegram_topics::create_topic_tables(tx)?;
+            }
+            for &(table, key) in &tables {
                 let columns = columns(tx, &schema, table)?;
                 let count = insert_table(tx, source, table, key, &columns)?;
                 report.rows.push((table.to_owned(), count));
@@ -113,7 +134,7 @@ impl PgStore {
                 &[],
             )
             .context("moving the message id sequence")?;
-            for (table, key) in COPIED_TABLES {
+            for &(table, key) in &tables {
                 let columns = columns(tx, &schema, table)?;
                 verify_table(tx, source, table, key, &columns)?;
             }
@@ -401,6 +422,18 @@ struct PgRows<'a, 't> {
 }
 
 impl RowSource for PgRows<'_, '_> {
+    fn has_table(&mut self, table: &str) -> Result<bool> {
+        Ok(self
+            .tx
+            .query_one(
+                "SELECT EXISTS (SELECT 1 FROM information_schema.tables \
+                 WHERE table_schema = $1 AND table_name = $2)",
+                &[&self.schema, &table],
+            )
+            .context("looking for a table")?
+            .get(0))
+    }
+
     fn each_row(
         &mut self,
         table: &str,

@@ -43,6 +43,7 @@ mod session_updates;
 mod sessions;
 mod stats;
 mod sweeps;
+mod telegram_topics;
 mod titles;
 mod transaction;
 mod url;

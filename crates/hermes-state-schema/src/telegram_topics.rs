@@ -8,10 +8,9 @@ use crate::ddl;
 use crate::error::SchemaError;
 use hermes_state_sqlite::Context as SqliteContext;
 
-/// The `state_meta` key the opt-in sets, and its value.
-pub const TOPIC_SCHEMA_VERSION_KEY: &str = "telegram_dm_topic_schema_version";
-/// The value of [`TOPIC_SCHEMA_VERSION_KEY`] after the opt-in.
-pub const TOPIC_SCHEMA_VERSION: &str = "2";
+/// The `state_meta` key the opt-in sets, and its value (shared with the
+/// PostgreSQL backend's opt-in).
+pub use hermes_state_sqlite::names::{TOPIC_SCHEMA_VERSION, TOPIC_SCHEMA_VERSION_KEY};
 
 /// `telegram_dm_topic_mode`: one row per private chat that uses topics.
 pub const TOPIC_MODE_TABLE: &str = "CREATE TABLE IF NOT EXISTS telegram_dm_topic_mode (
@@ -52,18 +51,27 @@ pub const TOPIC_BINDINGS_USER_INDEX: &str = "CREATE INDEX IF NOT EXISTS idx_tele
 /// write transaction. Idempotent; existing tables and rows are kept as they are.
 pub fn apply_telegram_topic_migration(conn: &Connection) -> Result<(), SchemaError> {
     const WHAT: &str = "creating the Telegram topic tables";
+    create_telegram_topic_tables(conn)?;
+    conn.execute(
+        ddl::UPSERT_META,
+        [TOPIC_SCHEMA_VERSION_KEY, TOPIC_SCHEMA_VERSION],
+    )
+    .context(WHAT)?;
+    Ok(())
+}
+
+/// Creates the two tables and their indexes where missing, and nothing
+/// else (no `state_meta` key): for a copy of a store that has them, whose
+/// own `state_meta` rows are copied as they are.
+pub fn create_telegram_topic_tables(conn: &Connection) -> Result<(), SchemaError> {
     for statement in [
         TOPIC_MODE_TABLE,
         TOPIC_BINDINGS_TABLE,
         TOPIC_BINDINGS_SESSION_INDEX,
         TOPIC_BINDINGS_USER_INDEX,
     ] {
-        conn.execute_batch(statement).context(WHAT)?;
+        conn.execute_batch(statement)
+            .context("creating the Telegram topic tables")?;
     }
-    conn.execute(
-        ddl::UPSERT_META,
-        [TOPIC_SCHEMA_VERSION_KEY, TOPIC_SCHEMA_VERSION],
-    )
-    .context(WHAT)?;
     Ok(())
 }

@@ -115,6 +115,8 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn clear_messages(&self, session_id: &str) -> Result<()>;
     /// `api.md` §12.4: sets a `state_meta` value.
     fn set_meta(&self, key: &str, value: &str) -> Result<()>;
+    /// `api.md` §12.4: creates the Telegram topic tables (on request only).
+    fn apply_telegram_topic_migration(&self) -> Result<()>;
     /// `api.md` §12.2.
     fn save_gateway_routing_entry(
         &self,
@@ -541,6 +543,9 @@ macro_rules! forward_store {
         fn set_meta(&self, key: &str, value: &str) -> Result<()> {
             // `&str` for SessionDb, `Some(&str)` for PgStore (which can also store NULL).
             Self::set_meta(self, key, value.into()).map_err($err)
+        }
+        fn apply_telegram_topic_migration(&self) -> Result<()> {
+            Self::apply_telegram_topic_migration(self).map_err($err)
         }
         fn save_gateway_routing_entry(
             &self,

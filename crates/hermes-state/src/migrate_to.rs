@@ -90,6 +90,11 @@ struct SqliteRows<'a> {
 }
 
 impl RowSource for SqliteRows<'_> {
+    fn has_table(&mut self, table: &str) -> hermes_state_postgres::Result<bool> {
+        hermes_state_sqlite::catalog::object_exists(self.conn, "table", table)
+            .map_err(|e| PgError::Migration(format!("looking for table {table}: {e}")))
+    }
+
     fn each_row(
         &mut self,
         table: &str,
@@ -194,8 +199,18 @@ fn load_sqlite(
     source: &mut dyn RowSource,
 ) -> hermes_state_postgres::Result<Vec<(String, u64)>> {
     let failed = |what: &str, e: rusqlite::Error| PgError::Migration(format!("{what}: {e}"));
+    let mut tables = hermes_state_postgres::copy::COPIED_TABLES.to_vec();
+    for (table, key) in hermes_state_postgres::copy::OPTIONAL_TABLES {
+        if source.has_table(table)? {
+            tables.push((table, key));
+        }
+    }
+    if tables.len() > hermes_state_postgres::copy::COPIED_TABLES.len() {
+        hermes_state_schema::telegram_topics::create_telegram_topic_tables(conn)
+            .map_err(|e| PgError::Migration(e.to_string()))?;
+    }
     let mut report = Vec::new();
-    for (table, key) in hermes_state_postgres::copy::COPIED_TABLES {
+    for &(table, key) in &tables {
         let columns = sqlite_columns(conn, table).map_err(|e| failed("reading columns", e))?;
         let parent_at = (table == "sessions")
             .then(|| columns.iter().position(|c| c == "parent_session_id"))
@@ -232,7 +247,7 @@ fn load_sqlite(
         }
         report.push((table.to_owned(), count));
     }
-    for (table, key) in hermes_state_postgres::copy::COPIED_TABLES {
+    for &(table, key) in &tables {
         let columns = sqlite_columns(conn, table).map_err(|e| failed("reading columns", e))?;
         let sql = format!("SELECT {} FROM {table} ORDER BY {key}", columns.join(", "));
         let mut stmt = conn

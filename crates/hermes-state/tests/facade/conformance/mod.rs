@@ -31,6 +31,7 @@ mod session_updates;
 mod sessions;
 mod stats;
 mod sweeps;
+mod telegram_topics;
 mod turns;
 
 pub use backends::backends;

@@ -68,6 +68,20 @@ fn varied_store(db: &SessionDb) {
     )
     .unwrap();
     db.set_meta("custom_key", "value").unwrap();
+    // The opt-in Telegram topic tables, with a row each.
+    db.apply_telegram_topic_migration().unwrap();
+    db.write_raw(|conn| {
+        conn.execute_batch(
+            "INSERT INTO telegram_dm_topic_mode (chat_id, user_id, activated_at, updated_at, \
+             has_topics_enabled) VALUES ('chat-1', 'user-1', 10.5, 11.25, 1); \
+             INSERT INTO telegram_dm_topic_bindings (chat_id, thread_id, user_id, session_key, \
+             session_id, linked_at, updated_at) \
+             VALUES ('chat-1', '7', 'user-1', 'agent:main:telegram:dm:1', 'a-child', 12.0, 12.5)",
+        )
+        .unwrap();
+        Ok(())
+    })
+    .unwrap();
     db.save_gateway_routing_entry(
         "agent:main:telegram:dm:1",
         &json!({"session_id": "a-child"}).to_string(),
@@ -92,8 +106,10 @@ fn a_moved_store_reads_the_same_and_the_old_file_names_where_it_went() {
             ("sessions", 3),
             ("messages", 5),
             ("session_model_usage", 1),
-            ("state_meta", 1),
-            ("gateway_routing", 1)
+            ("state_meta", 2),
+            ("gateway_routing", 1),
+            ("telegram_dm_topic_mode", 1),
+            ("telegram_dm_topic_bindings", 1)
         ]
     );
     let moved = open_store(&StoreLocation::Postgres(target.url.clone()), true).unwrap();
@@ -194,6 +210,8 @@ fn a_store_goes_to_postgresql_and_back_unchanged() {
         ("messages", "id"),
         ("session_model_usage", "session_id, model"),
         ("gateway_routing", "scope, session_key"),
+        ("telegram_dm_topic_mode", "chat_id"),
+        ("telegram_dm_topic_bindings", "chat_id, thread_id"),
     ] {
         assert_eq!(
             raw_rows(&back, table, key),
