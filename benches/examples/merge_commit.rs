@@ -1,9 +1,9 @@
 //! The cost of the facade's every-1000th-write FTS merge, committed two
 //! ways on the same store, interleaved: the bounded `'merge'` of the three
 //! FTS indexes as three autocommit statements (three commits, three
-//! fsyncs) against the same three statements in one `BEGIN IMMEDIATE` …
-//! `COMMIT` (one fsync), which is what `SessionDb` runs since issue #15's
-//! item 4. Between rounds, 20 appends give the merges something to do.
+//! fsyncs, what `SessionDb` runs) against the same three statements in one
+//! `BEGIN IMMEDIATE` … `COMMIT` (one fsync), the alternative tried for issue
+//! #15's item 4. Between rounds, 20 appends give the merges something to do.
 //!
 //! ```text
 //! cargo run --release -p hermes-state-benches --example merge_commit -- 10k 30

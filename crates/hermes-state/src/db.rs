@@ -41,25 +41,17 @@ pub(crate) fn existing_fts_tables(conn: &Connection) -> Vec<&'static str> {
         .collect()
 }
 
-/// The bounded merge of every FTS index, in one write transaction: one
-/// commit (one fsync) for all of them rather than one per index, which on a
-/// disk where a commit's fsync takes milliseconds was most of the cost of
-/// the every-[`FTS_MERGE_EVERY`]th write. Best effort, as the checkpoint: a
-/// store busy with another writer merges next time, and a merge that fails
-/// leaves the indexes as they were.
+/// The bounded merge of every FTS index, each in its own autocommit
+/// statement. Best effort, as the checkpoint: a store busy with another
+/// writer merges next time, and a merge that fails leaves its index as it
+/// was. (One transaction for the three was measured and gave nothing on
+/// this machine: docs/PERFORMANCE.md, "The every-1000th merge in one
+/// transaction".)
 fn merge_fts_indexes(conn: &Connection) {
-    if conn.execute_batch("BEGIN IMMEDIATE").is_err() {
-        return;
-    }
     for table in existing_fts_tables(conn) {
         let _ = conn.execute_batch(&format!(
             "INSERT INTO {table}({table}, rank) VALUES('merge', {FTS_MERGE_PAGES})"
         ));
-    }
-    // An error may have rolled the transaction back already (SQLite does
-    // for some, e.g. a full disk); then there is nothing to end.
-    if !conn.is_autocommit() && conn.execute_batch("COMMIT").is_err() {
-        let _ = conn.execute_batch("ROLLBACK");
     }
 }
 

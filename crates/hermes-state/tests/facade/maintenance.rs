@@ -406,8 +406,8 @@ fn fts_segments(db: &SessionDb) -> Vec<i64> {
 }
 
 /// Every `FTS_MERGE_EVERY`th write runs the bounded merge of the FTS
-/// indexes (in one transaction after its commit): the segments of each
-/// index drop at that write and not at the one before.
+/// indexes after its commit: the segments of each index drop at that write
+/// and not at the one before.
 #[test]
 fn the_every_thousandth_write_merges_every_fts_index() {
     // In memory where the machine offers it: a thousand fsynced commits on
