@@ -1,7 +1,7 @@
 //! `maintenance auto`: the agent's periodic upkeep (`api.md` §11.4), run by
 //! hand: each part at most once per interval, remembered in the store.
 
-use hermes_state::{AutoArchiveOptions, AutoPruneOptions, SessionDb};
+use hermes_state::{AutoArchiveOptions, AutoPruneOptions, SessionStore};
 use serde_json::{Value, json};
 
 use crate::cli::AutoArgs;
@@ -17,7 +17,7 @@ const LAST_AUTO_PRUNE: &str = "last_auto_prune";
 const LAST_AUTO_ARCHIVE: &str = "last_auto_archive";
 
 /// When a part last ran, as stored (Unix seconds); `None` if never or unreadable.
-fn last_run(ctx: &Context, db: &SessionDb, key: &str) -> CliResult<Option<f64>> {
+fn last_run(ctx: &Context, db: &dyn SessionStore, key: &str) -> CliResult<Option<f64>> {
     Ok(db
         .get_meta(key)
         .map_err(|e| ctx.fail(&e))?
@@ -38,7 +38,13 @@ fn skipped_why(last: Option<f64>, hours: f64) -> String {
 
 /// `maintenance auto`
 pub fn auto(ctx: &Context, args: &AutoArgs) -> CliResult {
-    let db = ctx.open(Access::Write)?;
+    auto_in(ctx, &ctx.open(Access::Write)?, args)
+}
+
+/// `maintenance auto` on any store (PostgreSQL never vacuums: autovacuum
+/// reclaims the space there).
+pub(super) fn auto_in(ctx: &Context, db: &dyn SessionStore, args: &AutoArgs) -> CliResult {
+    let on_file = db.as_sqlite().is_some();
     let mut lines = Vec::new();
     let mut errors = Vec::new();
 
@@ -46,7 +52,7 @@ pub fn auto(ctx: &Context, args: &AutoArgs) -> CliResult {
         lines.push("auto prune: not run (--no-prune)".to_owned());
         Value::Null
     } else {
-        let last = last_run(ctx, &db, LAST_AUTO_PRUNE)?;
+        let last = last_run(ctx, db, LAST_AUTO_PRUNE)?;
         let options = AutoPruneOptions {
             retention_days: args.retention_days,
             min_interval_hours: args.prune_interval_hours,
@@ -67,6 +73,8 @@ pub fn auto(ctx: &Context, args: &AutoArgs) -> CliResult {
                     args.retention_days,
                     if report.vacuumed {
                         ", then vacuumed"
+                    } else if report.pruned > 0 && !on_file && !args.no_vacuum {
+                        " (PostgreSQL: no vacuum; autovacuum reclaims the space)"
                     } else if report.pruned > 0 {
                         " (not vacuumed: --no-vacuum)"
                     } else {
@@ -94,7 +102,7 @@ pub fn auto(ctx: &Context, args: &AutoArgs) -> CliResult {
         lines.push("auto archive: not run (--no-archive)".to_owned());
         Value::Null
     } else {
-        let last = last_run(ctx, &db, LAST_AUTO_ARCHIVE)?;
+        let last = last_run(ctx, db, LAST_AUTO_ARCHIVE)?;
         let options = AutoArchiveOptions {
             idle_days: args.archive_idle_days,
             min_interval_hours: args.archive_interval_hours,

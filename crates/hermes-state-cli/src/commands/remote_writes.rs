@@ -10,10 +10,10 @@
 
 use hermes_state::{SessionStore, StoreLocation, open_store};
 
-use crate::cli::{Command, MessagesCommand, SessionsCommand, TitleCommand};
+use crate::cli::{Command, MaintenanceCommand, MessagesCommand, SessionsCommand, TitleCommand};
 use crate::commands::lineage_flags::{self, Flag};
 use crate::commands::remote::not_here;
-use crate::commands::{messages, prune, rewind, sessions, titles};
+use crate::commands::{auto, messages, prune, rewind, sessions, titles};
 use crate::confirm::Consent;
 use crate::error::CliResult;
 use crate::store::{Access, Context};
@@ -37,6 +37,7 @@ pub fn handles(command: &Command) -> bool {
         ) | Command::Messages(MessagesCommand::Append(_))
             | Command::Title(TitleCommand::Next(_))
             | Command::Prune(_)
+            | Command::Maintenance(MaintenanceCommand::Auto(_))
     )
 }
 
@@ -95,6 +96,9 @@ pub fn run(ctx: &Context, url: &str, command: Command) -> CliResult {
                 Access::Write
             };
             prune::prune_in(ctx, open(access)?.as_ref(), &args)
+        }
+        Command::Maintenance(MaintenanceCommand::Auto(args)) => {
+            auto::auto_in(ctx, open(Access::Write)?.as_ref(), &args)
         }
         _ => Err(not_here(ctx, &format!("`{}`", ctx.command))),
     }
