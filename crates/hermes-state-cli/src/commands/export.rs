@@ -168,11 +168,10 @@ fn export_jsonl(
     args: &ExportArgs,
     writer: &mut dyn Write,
 ) -> CliResult<(u64, u64)> {
-    let total = match (&args.session, &args.source, store.as_sqlite()) {
-        (Some(id), _, _) => store.message_count(Some(id)),
-        (None, Some(source), Some(db)) => db.message_count_of_source(source),
-        // The seam counts per session or store: the whole store bounds it.
-        (None, _, _) => store.message_count(None),
+    let total = match (&args.session, &args.source) {
+        (Some(id), _) => store.message_count(Some(id)),
+        (None, Some(source)) => store.message_count_of_source(source),
+        (None, None) => store.message_count(None),
     }
     .map_err(|e| ctx.fail(&e))?;
     let bar = Progress::bar(&ctx.out, total.max(0) as u64, "exporting", "messages");
@@ -197,13 +196,7 @@ fn window_ids(
     if !args.window.is_set() {
         return Ok(args.session.clone().map(|id| vec![id]));
     }
-    let Some(db) = store.as_sqlite() else {
-        return Err(CliError::usage(format!(
-            "export --since/--until: not available on a {} store",
-            store.backend_name()
-        )));
-    };
-    let in_window = super::windowed::sessions_in(db, args.source.as_deref(), args.window)
+    let in_window = super::windowed::sessions_in(store, args.source.as_deref(), args.window)
         .map_err(|e| ctx.fail(&e))?;
     Ok(Some(
         in_window

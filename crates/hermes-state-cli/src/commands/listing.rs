@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::{ListFilter, RichListOptions, RichSession, Session, SessionDb};
+use hermes_state::{ListFilter, RichListOptions, RichSession, Session, SessionStore};
 
 use crate::cli::ListArgs;
 use crate::columns::{self, fit};
@@ -29,10 +29,14 @@ struct Row<'a> {
 
 /// `sessions list`
 pub fn list(ctx: &Context, args: &ListArgs) -> CliResult {
+    list_in(ctx, &ctx.open(Access::Read)?, args)
+}
+
+/// `sessions list` on any store.
+pub(super) fn list_in(ctx: &Context, db: &dyn SessionStore, args: &ListArgs) -> CliResult {
     let format = RowFormat::chosen(&ctx.out, args.format)?;
-    let db = ctx.open(Access::Read)?;
     if args.picker() {
-        let rows = picker_rows(ctx, &db, args)?;
+        let rows = picker_rows(ctx, db, args)?;
         if format.print(&ctx.out, &to_json!(&rows))? {
             return Ok(());
         }
@@ -46,28 +50,7 @@ pub fn list(ctx: &Context, args: &ListArgs) -> CliResult {
             .collect();
         return print_table(ctx, args, &lines);
     }
-    let rows = recent_in_window(&db, args).map_err(|e| ctx.fail(&e))?;
-    if format.print(&ctx.out, &to_json!(&rows))? {
-        return Ok(());
-    }
-    let lines: Vec<Row<'_>> = rows
-        .iter()
-        .map(|r| Row {
-            session: &r.session,
-            preview: &r.preview,
-            last_active: r.last_active,
-        })
-        .collect();
-    print_table(ctx, args, &lines)
-}
-
-/// Prints listed sessions as `sessions list` does (any store).
-pub(super) fn print_listings(
-    ctx: &Context,
-    args: &ListArgs,
-    rows: &[hermes_state::SessionListing],
-) -> CliResult {
-    let format = RowFormat::chosen(&ctx.out, args.format)?;
+    let rows = recent_in_window(db, args).map_err(|e| ctx.fail(&e))?;
     if format.print(&ctx.out, &to_json!(&rows))? {
         return Ok(());
     }
@@ -85,7 +68,11 @@ pub(super) fn print_listings(
 /// The picker's rows, with `--pinned` and `--model` applied here: the
 /// library's rows are read page by page and filtered until `--offset` +
 /// `--limit` matches are found, so paging counts matching rows only.
-fn picker_rows(ctx: &Context, db: &SessionDb, args: &ListArgs) -> CliResult<Vec<RichSession>> {
+fn picker_rows(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    args: &ListArgs,
+) -> CliResult<Vec<RichSession>> {
     let mut options = RichListOptions {
         source: args.source.clone(),
         cwd_prefix: args.cwd.clone(),
@@ -141,7 +128,7 @@ fn picker_rows(ctx: &Context, db: &SessionDb, args: &ListArgs) -> CliResult<Vec<
 /// The default listing (newest start first), with `--since` / `--until` on
 /// `started_at` applied here: the library's listing has no time filter.
 fn recent_in_window(
-    db: &SessionDb,
+    db: &dyn SessionStore,
     args: &ListArgs,
 ) -> hermes_state::Result<Vec<hermes_state::SessionListing>> {
     let fetch = |offset, limit| {

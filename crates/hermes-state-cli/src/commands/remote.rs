@@ -11,9 +11,7 @@
 
 use std::path::PathBuf;
 
-use hermes_state::{
-    ListFilter, MessagePage, SessionStore, StoreLocation, open_store, redact_postgres_url,
-};
+use hermes_state::{MessagePage, SessionStore, StoreLocation, open_store, redact_postgres_url};
 
 use crate::cli::{Cli, Command, MessagesCommand, MigrateToArgs, SessionsCommand, TitleCommand};
 use crate::commands::{command_name, listing, messages, search, to_json};
@@ -49,17 +47,7 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
     };
     match cli.command {
         Command::Sessions(SessionsCommand::List(args)) => {
-            if args.picker() || args.window.is_set() {
-                return Err(not_here(&ctx, "these `sessions list` filters"));
-            }
-            let rows = open()?
-                .recent_sessions(&ListFilter {
-                    source: args.source.clone(),
-                    limit: Some(args.limit),
-                    offset: args.offset,
-                })
-                .map_err(|e| ctx.fail(&e))?;
-            listing::print_listings(&ctx, &args, &rows)
+            listing::list_in(&ctx, open()?.as_ref(), &args)
         }
         Command::Sessions(SessionsCommand::Show(args)) => {
             let store = open()?;
@@ -135,9 +123,6 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
         }
         Command::Stats(args) => super::stats::stats_of(&ctx, open()?.as_ref(), &args),
         Command::Export(args) => {
-            if args.window.is_set() {
-                return Err(not_here(&ctx, "export --since and --until"));
-            }
             super::export::check_export_args(&args)?;
             super::export::export_from(&ctx, open()?.as_ref(), &args)
         }

@@ -35,17 +35,12 @@ pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
     stats_of(ctx, &db, args)
 }
 
-/// `stats` on any store; `--since`/`--until` need the SQLite file.
+/// `stats` on any store.
 pub(super) fn stats_of(ctx: &Context, db: &dyn SessionStore, args: &StatsArgs) -> CliResult {
     let format = RowFormat::chosen(&ctx.out, args.format)?;
     let fail = |e: hermes_state::Error| ctx.fail(&e);
     let out = &ctx.out;
     let (models, top, usage, sessions, messages) = if args.window.is_set() {
-        let Some(db) = db.as_sqlite() else {
-            return Err(crate::error::CliError::usage(
-                "stats --since/--until: not available on a PostgreSQL store yet",
-            ));
-        };
         // The library's totals have no time filter: sum the window's sessions
         // here. Per-task usage rows carry no time, so they are left out.
         let rows = super::windowed::sessions_in(db, None, args.window).map_err(fail)?;

@@ -5,14 +5,14 @@
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use hermes_state::{ListFilter, ModelTotals, Session, SessionDb, TopSession};
+use hermes_state::{ListFilter, ModelTotals, Session, SessionStore, TopSession};
 
 use crate::paging::PAGE;
 use crate::time_window::TimeWindow;
 
 /// The sessions (of `source`, when given) started in the window, newest first.
 pub fn sessions_in(
-    db: &SessionDb,
+    db: &dyn SessionStore,
     source: Option<&str>,
     window: TimeWindow,
 ) -> hermes_state::Result<Vec<Session>> {
@@ -48,7 +48,7 @@ fn add(total: &mut Option<i64>, value: Option<i64>) {
     }
 }
 
-/// [`SessionDb::model_totals`] over these sessions: per model (sessions with
+/// [`hermes_state::SessionDb::model_totals`] over these sessions: per model (sessions with
 /// a model only), most expensive first, unknown costs last.
 pub fn model_totals(sessions: &[Session]) -> Vec<ModelTotals> {
     let mut by_model: BTreeMap<&str, ModelTotals> = BTreeMap::new();
@@ -81,7 +81,7 @@ pub fn model_totals(sessions: &[Session]) -> Vec<ModelTotals> {
     totals
 }
 
-/// [`SessionDb::top_sessions`] over these sessions: the `limit` with the most
+/// [`hermes_state::SessionDb::top_sessions`] over these sessions: the `limit` with the most
 /// input + output tokens.
 pub fn top_sessions(sessions: &[Session], limit: u32) -> Vec<TopSession> {
     let mut top: Vec<TopSession> = sessions
