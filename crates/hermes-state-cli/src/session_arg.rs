@@ -18,7 +18,7 @@
 //! runs, through a read-only handle of its own; an argument that names
 //! nothing is left as it is, so each command reports it as before.
 
-use hermes_state::{ListFilter, SessionDb};
+use hermes_state::{ListFilter, SessionDb, SessionStore};
 
 use crate::cli::{Command, MessagesCommand, SessionsCommand, TitleCommand};
 use crate::error::{CliError, CliResult};
@@ -57,7 +57,7 @@ impl From<hermes_state::Error> for Unresolved {
 
 /// The full id a session argument names.
 pub fn resolve(
-    db: &SessionDb,
+    db: &dyn SessionStore,
     arg: &str,
     latest_source: Option<&str>,
 ) -> Result<String, Unresolved> {
@@ -96,7 +96,7 @@ pub fn resolve(
 
 /// Ids starting with `prefix` (ASCII case-insensitive), newest first, at
 /// most [`MAX_CANDIDATES`] + 1 (the extra one says "more").
-fn prefix_candidates(db: &SessionDb, prefix: &str) -> Result<Vec<String>, Unresolved> {
+fn prefix_candidates(db: &dyn SessionStore, prefix: &str) -> Result<Vec<String>, Unresolved> {
     if prefix.is_empty() {
         return Ok(Vec::new());
     }
@@ -161,8 +161,34 @@ pub fn resolve_command(
     let Ok(db) = SessionDb::open_read_only(&ctx.path) else {
         return Ok(());
     };
+    resolve_all(ctx, &db, args, source.as_deref())
+}
+
+/// Whether `command` has session arguments to resolve.
+pub fn names_sessions(command: &mut Command) -> bool {
+    !session_args(command, &mut None).is_empty()
+}
+
+/// [`resolve_command`] on a store already open (a PostgreSQL store).
+pub fn resolve_command_in(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    command: &mut Command,
+    latest_source: Option<&str>,
+) -> CliResult {
+    let mut source = latest_source.map(str::to_owned);
+    let args = session_args(command, &mut source);
+    resolve_all(ctx, db, args, source.as_deref())
+}
+
+fn resolve_all(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    args: Vec<&mut String>,
+    source: Option<&str>,
+) -> CliResult {
     for arg in args {
-        match resolve(&db, arg, source.as_deref()) {
+        match resolve(db, arg, source) {
             Ok(id) => *arg = id,
             Err(Unresolved::Unknown(_) | Unresolved::Store(_)) => {}
             Err(unresolved) => return Err(error(ctx, &unresolved)),

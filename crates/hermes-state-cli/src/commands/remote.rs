@@ -6,8 +6,8 @@
 //! commands below use it and print exactly as on a file. A command that
 //! needs more of the library than the seam offers says so and names the
 //! way to do it, rather than guessing. Reading commands open the store
-//! read-only, as on a file. Session arguments are exact ids or titles
-//! here (no `latest`, no id prefixes).
+//! read-only, as on a file. Session arguments (an id, `latest`, a title,
+//! an id prefix) resolve as on a file, through the same resolver.
 
 use std::path::PathBuf;
 
@@ -23,7 +23,7 @@ use crate::store::Access;
 use crate::store::Context;
 
 /// Runs a command on the PostgreSQL store `url` names.
-pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
+pub fn run(mut cli: Cli, url: &str, out: Output) -> CliResult {
     let command = command_name(&cli.command);
     let ctx = Context {
         // Messages name the store by its URL, without the password.
@@ -38,6 +38,18 @@ pub fn run(cli: Cli, url: &str, out: Output) -> CliResult {
             "`{command}` writes to the store, but --read-only was given"
         ))
         .hint("drop --read-only"));
+    }
+    // Session arguments (`latest`, a title, an id prefix) become full ids,
+    // as on a file; a store that does not open is the command's to report.
+    if crate::session_arg::names_sessions(&mut cli.command)
+        && let Ok(store) = open_store(&StoreLocation::Postgres(url.to_owned()), true)
+    {
+        crate::session_arg::resolve_command_in(
+            &ctx,
+            store.as_ref(),
+            &mut cli.command,
+            cli.latest_source.as_deref(),
+        )?;
     }
     let open = || {
         let store = open_store(&StoreLocation::Postgres(url.to_owned()), reading)

@@ -37,6 +37,17 @@ fn writing_commands_on_postgresql_print_what_they_print_for_a_file() {
         (file, server)
     };
 
+    // Session arguments resolve as on a file: `latest`, an id prefix, an
+    // ambiguous prefix (an error naming the candidates).
+    both(&["sessions", "pin", "latest"]).1.ok();
+    both(&["title", "get", "demo-refactor-s"])
+        .1
+        .ok()
+        .stdout_has("serde experiment");
+    both(&["title", "get", "demo-ref"])
+        .1
+        .fails(1)
+        .stderr_has("is the start of several session ids");
     both(&["sessions", "create", "--id", "new-one", "--source", "cli"])
         .1
         .ok();
