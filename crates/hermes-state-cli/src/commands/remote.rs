@@ -99,12 +99,11 @@ pub fn run(mut cli: Cli, url: &str, out: Output) -> CliResult {
                 .map_err(|e| ctx.fail(&e))?;
             messages::print_messages(&ctx, &rows)
         }
-        Command::Search(args) => {
-            if args.interactive {
-                return Err(not_here(&ctx, "search -i"));
-            }
-            search::search_in(&ctx, open()?.as_ref(), &args)
+        Command::Search(args) if args.interactive => {
+            crate::interactive::preflight(&ctx)?;
+            crate::interactive::search_in(&ctx, open()?.as_ref(), &args)
         }
+        Command::Search(args) => search::search_in(&ctx, open()?.as_ref(), &args),
         Command::Title(TitleCommand::Get(args)) => {
             let store = open()?;
             let session = find(&ctx, store.as_ref(), &args.id)?;

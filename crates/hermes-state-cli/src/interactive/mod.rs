@@ -23,7 +23,7 @@ use std::collections::HashSet;
 use std::io;
 use std::time::Duration;
 
-use hermes_state::SessionDb;
+use hermes_state::SessionStore;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{self, Event, KeyEventKind};
@@ -38,17 +38,27 @@ use crate::store::{Access, Context};
 
 /// `search -i`
 pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
+    preflight(ctx)?;
+    search_in(ctx, &ctx.open(Access::Read)?, args)
+}
+
+/// What `search -i` needs before any store is opened: no `--json`, and a
+/// terminal to draw on.
+pub fn preflight(ctx: &Context) -> CliResult {
     if ctx.out.json {
         return Err(
             CliError::usage("search -i draws a screen; --json does not apply")
                 .hint("drop --json, or drop -i for `search QUERY --json`"),
         );
     }
-    require_terminal()?;
-    let db = ctx.open(Access::Read)?;
-    let scope = scope(ctx, &db, args)?;
-    let sources = reads::recent_sources(&db).map_err(|e| ctx.fail(&e))?;
-    let searcher = Searcher::new(&db, args, scope);
+    require_terminal()
+}
+
+/// `search -i` on any store (the terminal checked).
+pub fn search_in(ctx: &Context, db: &dyn SessionStore, args: &SearchArgs) -> CliResult {
+    let scope = scope(ctx, db, args)?;
+    let sources = reads::recent_sources(db).map_err(|e| ctx.fail(&e))?;
+    let searcher = Searcher::new(db, args, scope);
     let mut app = App::new(args.query.clone(), Filters::new(args, &sources));
     app.colors = ctx.out.color;
     let resume = {
@@ -66,7 +76,11 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
 }
 
 /// `--session`: its compression lineage (or itself with `--segment-only`).
-fn scope(ctx: &Context, db: &SessionDb, args: &SearchArgs) -> CliResult<Option<HashSet<String>>> {
+fn scope(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    args: &SearchArgs,
+) -> CliResult<Option<HashSet<String>>> {
     let Some(id) = &args.session else {
         return Ok(None);
     };

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use hermes_state::{ListFilter, SearchHit, SearchOptions, SessionDb, query_problem};
+use hermes_state::{ListFilter, SearchHit, SearchOptions, SessionStore, query_problem};
 
 use super::app::{LineKind, Outcome, ReadLine, Reading};
 use super::filters::Filters;
@@ -22,7 +22,7 @@ const SOURCE_SESSIONS: u32 = 500;
 /// The search as the flags fixed it; the query and the cycled filters vary.
 #[derive(Debug)]
 pub struct Searcher<'a> {
-    db: &'a SessionDb,
+    db: &'a dyn SessionStore,
     /// `--session`: the sessions whose hits count.
     scope: Option<HashSet<String>>,
     exclude_sources: Vec<String>,
@@ -33,7 +33,11 @@ pub struct Searcher<'a> {
 
 impl<'a> Searcher<'a> {
     /// The search of `args`, hits restricted to `scope` when given.
-    pub fn new(db: &'a SessionDb, args: &SearchArgs, scope: Option<HashSet<String>>) -> Self {
+    pub fn new(
+        db: &'a dyn SessionStore,
+        args: &SearchArgs,
+        scope: Option<HashSet<String>>,
+    ) -> Self {
         Searcher {
             db,
             scope,
@@ -179,7 +183,7 @@ impl<'a> Searcher<'a> {
 
 /// The sources of the newest sessions (and of none older: a store's
 /// sources change rarely, and this keeps the start instant on any store).
-pub fn recent_sources(db: &SessionDb) -> hermes_state::Result<Vec<String>> {
+pub fn recent_sources(db: &dyn SessionStore) -> hermes_state::Result<Vec<String>> {
     let sessions = db.recent_sessions(&ListFilter {
         source: None,
         limit: Some(SOURCE_SESSIONS),

@@ -41,6 +41,12 @@ struct Tmux {
 impl Tmux {
     /// Starts `hermes-state --db DB search -i ARGS…` in a 120×40 pane.
     fn start(env: &Env, db: &Path, args: &[&str]) -> Tmux {
+        Tmux::start_on(env, &["--db", db.to_str().expect("utf-8 path")], args)
+    }
+
+    /// Starts `hermes-state STORE… search -i ARGS…` (STORE: `--db PATH` or
+    /// `--database-url URL`) in a 120×40 pane.
+    fn start_on(env: &Env, store: &[&str], args: &[&str]) -> Tmux {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "hermes-state-test-{}-{}",
@@ -52,13 +58,9 @@ impl Tmux {
             socket_path: None,
         };
         let quoted = |text: &str| format!("'{}'", text.replace('\'', r"'\''"));
-        let mut program = vec![
-            quoted(env!("CARGO_BIN_EXE_hermes-state")),
-            "--db".to_owned(),
-            quoted(db.to_str().expect("utf-8 path")),
-            "search".to_owned(),
-            "-i".to_owned(),
-        ];
+        let mut program = vec![quoted(env!("CARGO_BIN_EXE_hermes-state"))];
+        program.extend(store.iter().map(|a| quoted(a)));
+        program.extend(["search".to_owned(), "-i".to_owned()]);
         program.extend(args.iter().map(|a| quoted(a)));
         let script = format!(
             "saved=$(stty -g); HERMES_HOME={home} {program}; status=$?; \
@@ -260,6 +262,36 @@ fn a_person_types_a_query_reads_the_conversation_and_resumes_it_in_tmux() {
         tmux.run(&["display-message", "-p", "#{cursor_flag}"])
             .trim(),
         "1"
+    );
+}
+
+/// The same screen on a PostgreSQL store (`--database-url`): live results,
+/// the conversation around a hit, and the resume line.
+#[test]
+fn search_i_works_on_a_postgresql_store_in_tmux() {
+    require_tmux!();
+    let Some(schema) = hermes_state_testkit::PgSchema::new("cli", "search -i on PostgreSQL") else {
+        return;
+    };
+    let env = Env::new();
+    let db = env.demo("demo.db");
+    env.run(&db, &["migrate-to", schema.url()]).ok();
+    let tmux = Tmux::start_on(&env, &["--database-url", schema.url()], &[]);
+    tmux.wait_for_text("type a query · source: any · role: any · since: any");
+    let screen = tmux.type_query("bike");
+    assert!(screen.contains("\n2 results · source: any"), "{screen}");
+    tmux.press("Enter");
+    let screen = tmux.wait_for("the conversation around the hit", |s| {
+        s.contains("▌ ── user  #1") && s.contains("session demo-paris · rows ")
+    });
+    assert!(screen.contains("  ── tool weather  #3"), "{screen}");
+    tmux.press("Escape");
+    tmux.wait_for_text("2 results · source: any");
+    tmux.press("Tab");
+    let screen = tmux.wait_for_text(CLEAN_EXIT);
+    assert!(
+        screen.starts_with(&format!("hermes --resume demo-paris\n{CLEAN_EXIT}\n")),
+        "{screen}"
     );
 }
 
