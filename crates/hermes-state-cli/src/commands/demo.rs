@@ -17,8 +17,8 @@
 use std::io::Cursor;
 
 use hermes_state::{
-    AuxiliaryUsage, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ImportOptions, SCHEMA_VERSION, SessionDb,
-    TokenUpdate,
+    AuxiliaryUsage, EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ImportOptions, SCHEMA_VERSION,
+    SessionStore, TokenUpdate,
 };
 use hermes_state_types::pyjson;
 use serde_json::{Map, Value, json};
@@ -477,13 +477,30 @@ fn now() -> f64 {
 /// `demo`
 pub fn demo(ctx: &Context, args: &DemoArgs) -> CliResult {
     let db = ctx.open(Access::Create)?;
-    let existing = session_count(ctx, &db)?;
+    demo_in(ctx, &db, args, &shell_db_arg(ctx))?;
+    db.close().map_err(|e| ctx.fail(&e))
+}
+
+/// `demo` on any store; `store_arg` is how the user names the store again
+/// in the suggested commands (` --db PATH`, ` --database-url URL`, or
+/// nothing for the default store).
+pub(super) fn demo_in(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    args: &DemoArgs,
+    store_arg: &str,
+) -> CliResult {
+    let existing = session_count(ctx, db)?;
     if existing > 0 && !args.force {
         return Err(CliError::failed(format!(
             "demo: the store at {} already has {existing} session(s); demo only fills an empty store",
             ctx.path.display()
         ))
-        .hint("pass --db PATH to make a new sample store (e.g. --db demo.db), or --force to add the sample anyway"));
+        .hint(if db.as_sqlite().is_some() {
+            "pass --db PATH to make a new sample store (e.g. --db demo.db), or --force to add the sample anyway"
+        } else {
+            "name a new schema in the URL (`?schema=demo`) to make a new sample store, or pass --force to add the sample anyway"
+        }));
     }
     let samples = samples();
     if args.force {
@@ -492,10 +509,13 @@ pub fn demo(ctx: &Context, args: &DemoArgs) -> CliResult {
         }
     }
     let (lines, message_total) = sample_jsonl(&samples, now())?;
-    db.import_jsonl(Cursor::new(lines), &ImportOptions::default(), |_| {})
-        .map_err(|e| ctx.fail(&e))?;
-    record_usage(&db, &samples).map_err(|e| ctx.fail(&e))?;
-    db.close().map_err(|e| ctx.fail(&e))?;
+    db.import_jsonl(
+        &mut Cursor::new(lines),
+        &ImportOptions::default(),
+        &mut |_| {},
+    )
+    .map_err(|e| ctx.fail(&e))?;
+    record_usage(db, &samples).map_err(|e| ctx.fail(&e))?;
 
     let ids: Vec<&str> = samples.iter().map(|s| s.id).collect();
     let out = &ctx.out;
@@ -509,7 +529,6 @@ pub fn demo(ctx: &Context, args: &DemoArgs) -> CliResult {
     if out.quiet {
         return Ok(());
     }
-    let db_arg = shell_db_arg(ctx);
     let try_these = [
         "sessions list",
         "sessions show demo-paris",
@@ -526,7 +545,7 @@ pub fn demo(ctx: &Context, args: &DemoArgs) -> CliResult {
         samples.len()
     );
     for command in try_these {
-        text.push_str(&format!("  hermes-state{db_arg} {command}\n"));
+        text.push_str(&format!("  hermes-state{store_arg} {command}\n"));
     }
     out.text(text)
 }
@@ -549,7 +568,7 @@ fn shell_db_arg(ctx: &Context) -> String {
 }
 
 /// Tokens and costs, as the agent records them after each API call.
-fn record_usage(db: &SessionDb, samples: &[Sample]) -> hermes_state::Result<()> {
+fn record_usage(db: &dyn SessionStore, samples: &[Sample]) -> hermes_state::Result<()> {
     for s in samples {
         db.update_token_counts(s.id, &s.usage)?;
     }

@@ -13,7 +13,7 @@ use hermes_state::{SessionStore, StoreLocation, open_store};
 use crate::cli::{Command, MaintenanceCommand, MessagesCommand, SessionsCommand, TitleCommand};
 use crate::commands::lineage_flags::{self, Flag};
 use crate::commands::remote::not_here;
-use crate::commands::{auto, messages, prune, rewind, sessions, titles};
+use crate::commands::{auto, demo, messages, prune, rewind, sessions, titles};
 use crate::confirm::Consent;
 use crate::error::CliResult;
 use crate::store::{Access, Context};
@@ -38,6 +38,7 @@ pub fn handles(command: &Command) -> bool {
             | Command::Title(TitleCommand::Next(_))
             | Command::Prune(_)
             | Command::Maintenance(MaintenanceCommand::Auto(_))
+            | Command::Demo(_)
     )
 }
 
@@ -99,6 +100,17 @@ pub fn run(ctx: &Context, url: &str, command: Command) -> CliResult {
         }
         Command::Maintenance(MaintenanceCommand::Auto(args)) => {
             auto::auto_in(ctx, open(Access::Write)?.as_ref(), &args)
+        }
+        Command::Demo(args) => {
+            // The suggested commands name the store by its URL without the
+            // password (as every message does), quoted for a shell.
+            let url = ctx.path.display().to_string().replace('\'', r"'\''");
+            demo::demo_in(
+                ctx,
+                open(Access::Create)?.as_ref(),
+                &args,
+                &format!(" --database-url '{url}'"),
+            )
         }
         _ => Err(not_here(ctx, &format!("`{}`", ctx.command))),
     }

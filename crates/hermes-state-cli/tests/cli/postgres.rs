@@ -352,3 +352,30 @@ fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
         .stdout_has("skipped 8 session(s)");
     on(imported.url(), &["--read-only", "import", path]).fails(2);
 }
+
+/// `demo` fills a new PostgreSQL store as it fills a file, names the store
+/// again in the commands it suggests, and refuses a store that has sessions.
+#[test]
+fn demo_makes_a_sample_store_on_postgresql() {
+    let Some(schema) = PgSchema::new("cli", "demo on PostgreSQL") else {
+        return;
+    };
+    let env = Env::new();
+    let on = |args: &[&str]| {
+        let mut all = vec!["--database-url", schema.url()];
+        all.extend_from_slice(args);
+        env.raw(&all, None)
+    };
+    on(&["demo"])
+        .ok()
+        .stdout_has("with a sample: 8 sessions")
+        .stdout_has(&format!(
+            "hermes-state --database-url '{}' search bike",
+            schema.url()
+        ));
+    on(&["search", "bike"]).ok().stdout_has("demo-paris");
+    on(&["demo"])
+        .fails(1)
+        .stderr_has("already has 8 session(s)")
+        .stderr_has("?schema=");
+}
