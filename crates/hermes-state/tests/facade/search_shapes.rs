@@ -120,17 +120,18 @@ fn search_context_of_many_hits_equals_per_hit_lookups() {
 /// page needs) answer what the one statement answers, on a store whose
 /// rowid order is not time order (sessions written one after the other,
 /// their times interleaved), with ties on time at the bound, and with role
-/// filters that leave fewer matches than the page.
+/// filters that leave fewer matches than the page, or none.
 #[test]
 fn search_sorted_by_time_equals_one_statement() {
     let (_dir, db) = store();
-    let roles: [(Option<Vec<String>>, &str); 3] = [
+    let roles: [(Option<Vec<String>>, &str); 4] = [
         (None, ""),
         (Some(vec!["user".to_owned()]), " AND m.role IN ('user')"),
         (
             Some(vec!["assistant".to_owned()]),
             " AND m.role IN ('assistant')",
         ),
+        (Some(vec!["tool".to_owned()]), " AND m.role IN ('tool')"),
     ];
     for (sort, direction) in [("newest", "DESC"), ("oldest", "ASC")] {
         for (role_filter, clause) in &roles {
@@ -185,8 +186,12 @@ fn search_sorted_by_time_equals_one_statement() {
                     got, expected,
                     "sort {sort}{clause}, limit {limit}, offset {offset}"
                 );
-                // 60 lantern messages, 30 of each role.
-                let matches = if role_filter.is_some() { 30 } else { 60 };
+                // 60 lantern messages, 30 of each role, none from a tool.
+                let matches = match clause.as_ref() {
+                    "" => 60,
+                    c if c.contains("tool") => 0,
+                    _ => 30,
+                };
                 assert!(
                     (offset >= matches || !got.is_empty()) && got.len() <= limit as usize,
                     "sort {sort}{clause}, limit {limit}, offset {offset}"
