@@ -187,7 +187,7 @@ fn search_sorted_by_time_equals_one_statement() {
                     "sort {sort}{clause}, limit {limit}, offset {offset}"
                 );
                 // 60 lantern messages, 30 of each role, none from a tool.
-                let matches = match clause.as_ref() {
+                let matches = match *clause {
                     "" => 60,
                     c if c.contains("tool") => 0,
                     _ => 30,
