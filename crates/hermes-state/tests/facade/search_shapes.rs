@@ -113,44 +113,90 @@ fn search_context_of_many_hits_equals_per_hit_lookups() {
     }
 }
 
+/// Both paths of `sort = newest | oldest` (`by_time.rs`: the one statement
+/// with a time bound from a probe, for pages that start within one page of
+/// the top; ids first, then their rows, for deeper pages; and the one
+/// statement without a bound when the probe finds fewer matches than the
+/// page needs) answer what the one statement answers, on a store whose
+/// rowid order is not time order (sessions written one after the other,
+/// their times interleaved), with ties on time at the bound, and with role
+/// filters that leave fewer matches than the page, or none.
 #[test]
 fn search_sorted_by_time_equals_one_statement() {
     let (_dir, db) = store();
+    let roles: [(Option<Vec<String>>, &str); 4] = [
+        (None, ""),
+        (Some(vec!["user".to_owned()]), " AND m.role IN ('user')"),
+        (
+            Some(vec!["assistant".to_owned()]),
+            " AND m.role IN ('assistant')",
+        ),
+        (Some(vec!["tool".to_owned()]), " AND m.role IN ('tool')"),
+    ];
     for (sort, direction) in [("newest", "DESC"), ("oldest", "ASC")] {
-        for (limit, offset) in [(5, 0), (7, 3), (20, 30), (100, 0)] {
-            let options = SearchOptions {
-                limit,
-                offset,
-                sort: Some(sort.to_owned()),
-                ..SearchOptions::default()
-            };
-            let got: Vec<(i64, String)> = db
-                .search_messages("lantern", &options)
-                .expect("search")
-                .into_iter()
-                .map(|h| (h.id, h.snippet))
-                .collect();
-            let expected: Vec<(i64, String)> = db
-                .read(|conn| {
-                    let mut stmt = conn
-                        .prepare(&format!(
-                            "SELECT m.id, snippet(messages_fts, -1, '>>>', '<<<', '...', 40)
-                             FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-                             JOIN sessions s ON s.id = m.session_id
-                             WHERE messages_fts MATCH 'lantern' AND (m.active = 1 OR m.compacted = 1)
-                             ORDER BY m.timestamp {direction}, rank LIMIT ?1 OFFSET ?2"
-                        ))
-                        .expect("prepare");
-                    let rows = stmt
-                        .query_map([limit, offset], |r| Ok((r.get(0)?, r.get(1)?)))
-                        .expect("query")
-                        .collect::<Result<Vec<_>, _>>()
-                        .expect("rows");
-                    Ok(rows)
-                })
-                .expect("read");
-            assert_eq!(got, expected, "sort {sort}, limit {limit}, offset {offset}");
-            assert!(!got.is_empty() && got.len() <= limit as usize);
+        for (role_filter, clause) in &roles {
+            for (limit, offset) in [
+                (5, 0),
+                (1, 0),
+                (3, 0),
+                (4, 1),
+                (7, 3),
+                (2, 2),
+                (20, 20),
+                (20, 30),
+                (5, 27),
+                (100, 0),
+                (29, 0),
+                (30, 0),
+                (31, 0),
+            ] {
+                let options = SearchOptions {
+                    limit,
+                    offset,
+                    role_filter: role_filter.clone(),
+                    sort: Some(sort.to_owned()),
+                    ..SearchOptions::default()
+                };
+                let got: Vec<(i64, String)> = db
+                    .search_messages("lantern", &options)
+                    .expect("search")
+                    .into_iter()
+                    .map(|h| (h.id, h.snippet))
+                    .collect();
+                let expected: Vec<(i64, String)> = db
+                    .read(|conn| {
+                        let mut stmt = conn
+                            .prepare(&format!(
+                                "SELECT m.id, snippet(messages_fts, -1, '>>>', '<<<', '...', 40)
+                                 FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                                 JOIN sessions s ON s.id = m.session_id
+                                 WHERE messages_fts MATCH 'lantern' AND (m.active = 1 OR m.compacted = 1){clause}
+                                 ORDER BY m.timestamp {direction}, rank LIMIT ?1 OFFSET ?2"
+                            ))
+                            .expect("prepare");
+                        let rows = stmt
+                            .query_map([limit, offset], |r| Ok((r.get(0)?, r.get(1)?)))
+                            .expect("query")
+                            .collect::<Result<Vec<_>, _>>()
+                            .expect("rows");
+                        Ok(rows)
+                    })
+                    .expect("read");
+                assert_eq!(
+                    got, expected,
+                    "sort {sort}{clause}, limit {limit}, offset {offset}"
+                );
+                // 60 lantern messages, 30 of each role, none from a tool.
+                let matches = match *clause {
+                    "" => 60,
+                    c if c.contains("tool") => 0,
+                    _ => 30,
+                };
+                assert!(
+                    (offset >= matches || !got.is_empty()) && got.len() <= limit as usize,
+                    "sort {sort}{clause}, limit {limit}, offset {offset}"
+                );
+            }
         }
     }
 }
