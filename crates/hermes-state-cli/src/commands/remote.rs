@@ -167,10 +167,10 @@ fn is_reading(command: &Command) -> bool {
 
 pub(super) fn not_here(ctx: &Context, what: &str) -> CliError {
     CliError::usage(format!(
-        "{what}: not available on a PostgreSQL store yet ({})",
+        "{what}: works on a SQLite file, not on a PostgreSQL store ({})",
         ctx.path.display()
     ))
-    .hint("docs/POSTGRES.md lists what works there; `hermes-state --database-url URL migrate-to sqlite:PATH` copies the store to a file")
+    .hint("the server has its own tools for this (autovacuum, pg_dump, …; docs/POSTGRES.md); `hermes-state --database-url URL migrate-to sqlite:PATH` copies the store to a file")
 }
 
 /// A session by id, else by title.

@@ -159,10 +159,10 @@ fn a_store_moved_to_postgresql_is_read_and_written_there_and_moved_back() {
     );
     // Reading commands open read-only; --read-only refuses writes.
     pg(&["--read-only", "title", "set", "demo-paris", "x"]).fails(2);
-    // What the seam does not offer yet is said, with the way around it.
+    // The file's own maintenance is refused, naming the server's tools.
     pg(&["vacuum"])
         .fails(2)
-        .stderr_has("not available on a PostgreSQL store yet");
+        .stderr_has("works on a SQLite file, not on a PostgreSQL store");
 
     // And back to a new file, which then holds the PostgreSQL store's state.
     let back = env.path("back.db");
