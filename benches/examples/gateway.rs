@@ -26,7 +26,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -35,6 +35,9 @@ use std::time::{Duration, Instant};
 use hermes_state::{NewMessage, SearchOptions, SessionDb};
 use hermes_state_benches::cases::search_cases;
 use hermes_state_benches::corpus::{self, Corpus};
+use hermes_state_benches::writers::{
+    Latencies, collect_appends, run_writer, spawn_writers, unix_now, wait_until,
+};
 
 /// How the handle is shared between the threads.
 #[derive(Clone)]
@@ -58,30 +61,6 @@ impl Model {
             Model::Library(db) => call(db),
             Model::OneMutex(db) => call(&db.lock().unwrap_or_else(|p| p.into_inner())),
         }
-    }
-}
-
-/// Latencies in microseconds.
-struct Latencies(Vec<f64>);
-
-impl Latencies {
-    fn at(&self, quantile: f64) -> f64 {
-        let mut sorted = self.0.clone();
-        sorted.sort_by(f64::total_cmp);
-        if sorted.is_empty() {
-            return f64::NAN;
-        }
-        sorted[((sorted.len() as f64 * quantile) as usize).min(sorted.len() - 1)]
-    }
-
-    fn summary(&self) -> String {
-        format!(
-            "p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms ({} calls)",
-            self.at(0.5) / 1e3,
-            self.at(0.99) / 1e3,
-            self.at(1.0) / 1e3,
-            self.0.len()
-        )
     }
 }
 
@@ -216,33 +195,14 @@ fn open_copy(corpus: &Corpus, dir: &Path) -> SessionDb {
     db
 }
 
-/// The child of the multi-process variant: opens the store, waits for the
-/// common start (Unix seconds), appends as writer `w` for `secs` seconds, then
-/// prints `APPENDS <count> <latencies in µs, comma-separated>`.
+/// The child of the multi-process variant: opens the store, then appends as
+/// writer `w` from the common start (Unix seconds) for `secs` seconds.
 fn child(path: &str, w: usize, start: f64, secs: f64) {
     let db = SessionDb::open(path).expect("child open");
     db.migrate().expect("writable");
-    let now = unix_now();
-    if start > now {
-        thread::sleep(Duration::from_secs_f64(start - now));
-    }
-    let until = Instant::now() + Duration::from_secs_f64(secs);
-    let mut latencies = Vec::new();
-    let mut i = 0;
-    while Instant::now() < until {
-        let t = Instant::now();
+    run_writer(start, secs, |i| {
         db.append_message(&message(w, i)).expect("append");
-        latencies.push(format!("{:.0}", t.elapsed().as_secs_f64() * 1e6));
-        i += 1;
-    }
-    println!("APPENDS {} {}", latencies.len(), latencies.join(","));
-}
-
-fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
+    });
 }
 
 fn processes(corpus: &Corpus, writers: usize, readers: usize, phase: Duration) {
@@ -257,49 +217,16 @@ fn processes(corpus: &Corpus, writers: usize, readers: usize, phase: Duration) {
     let idle = Latencies(collect(idle).concat());
 
     let stop = Arc::new(AtomicBool::new(false));
-    let exe = std::env::current_exe().expect("this example");
     // Every writer starts appending at the same moment, after its open.
     let start = unix_now() + 3.0;
-    let children: Vec<_> = (0..writers)
-        .map(|w| {
-            Command::new(&exe)
-                .args([
-                    "child",
-                    path.to_str().expect("utf-8 path"),
-                    &w.to_string(),
-                    &start.to_string(),
-                    &phase.as_secs_f64().to_string(),
-                ])
-                .stdout(Stdio::piped())
-                .spawn()
-                .expect("spawn a writer process")
-        })
-        .collect();
-    thread::sleep(Duration::from_secs_f64((start - unix_now()).max(0.0)));
+    let store = path.to_str().expect("utf-8 path");
+    let children = spawn_writers(store, writers, start, phase.as_secs_f64());
+    wait_until(start);
     let busy = searchers(&model, readers, &stop);
-    let outputs: Vec<_> = children
-        .into_iter()
-        .map(|c| c.wait_with_output().expect("writer process"))
-        .collect();
+    let per_writer = collect_appends(children);
     let elapsed = phase.as_secs_f64();
     stop.store(true, Ordering::Relaxed);
     let busy = Latencies(collect(busy).concat());
-    let mut per_writer = Vec::new();
-    for output in &outputs {
-        assert!(output.status.success(), "a writer process failed");
-        let text = String::from_utf8_lossy(&output.stdout);
-        let line = text
-            .lines()
-            .find_map(|l| l.strip_prefix("APPENDS "))
-            .expect("the writer's figures");
-        let (_, list) = line.split_once(' ').unwrap_or((line, ""));
-        let latencies: Vec<f64> = list
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(|s| s.parse().expect("latency"))
-            .collect();
-        per_writer.push(latencies);
-    }
     let appends: usize = per_writer.iter().map(Vec::len).sum();
     let fewest = per_writer.iter().map(Vec::len).min().unwrap_or(0);
     let most = per_writer.iter().map(Vec::len).max().unwrap_or(0);

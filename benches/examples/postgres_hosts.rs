@@ -21,7 +21,6 @@
 // A command-line tool: the figures go to stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -31,20 +30,9 @@ use hermes_state::{
     NewMessage, NewSession, SearchOptions, SessionDb, SessionStore, StoreLocation, open_store,
 };
 use hermes_state_benches::corpus::{Corpus, parse_size, size_label};
-
-/// Latencies in milliseconds.
-struct Latencies(Vec<f64>);
-
-impl Latencies {
-    fn at(&self, quantile: f64) -> f64 {
-        let mut sorted = self.0.clone();
-        sorted.sort_by(f64::total_cmp);
-        sorted
-            .get(((sorted.len().max(1) - 1) as f64 * quantile).round() as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    }
-}
+use hermes_state_benches::writers::{
+    Latencies, collect_appends, run_writer, spawn_writers, unix_now, wait_until,
+};
 
 /// A store named on the command line of a child: a file path or a URL.
 fn location(text: &str) -> StoreLocation {
@@ -59,35 +47,16 @@ fn writer_session(w: usize) -> String {
     format!("bench-host-{w}")
 }
 
-/// The child: opens its own handle, waits for the common start (Unix
-/// seconds), appends as writer `w` for `secs` seconds, then prints
-/// `APPENDS <latencies in ms, comma-separated>`.
+/// The child: opens its own handle, then appends as writer `w` from the
+/// common start (Unix seconds) for `secs` seconds.
 fn child(store: &str, w: usize, start: f64, secs: f64) {
     let store = open_store(&location(store), false).expect("child open");
-    let now = unix_now();
-    if start > now {
-        thread::sleep(Duration::from_secs_f64(start - now));
-    }
-    let until = Instant::now() + Duration::from_secs_f64(secs);
-    let mut latencies = Vec::new();
-    let mut i = 0;
-    while Instant::now() < until {
+    run_writer(start, secs, |i| {
         let message = NewMessage::new(writer_session(w), "user").content(format!(
             "host {w} message {i}: deploying the kubernetes cluster again"
         ));
-        let t = Instant::now();
         store.append_message(&message).expect("append");
-        latencies.push(format!("{:.3}", t.elapsed().as_secs_f64() * 1e3));
-        i += 1;
-    }
-    println!("APPENDS {}", latencies.join(","));
-}
-
-fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
+    });
 }
 
 /// R threads searching in a loop until `stop`; each returns its latencies.
@@ -118,7 +87,7 @@ fn searchers(
                     store
                         .search_messages(queries[i % queries.len()], &options)
                         .expect("search");
-                    latencies.push(t.elapsed().as_secs_f64() * 1e3);
+                    latencies.push(t.elapsed().as_secs_f64() * 1e6);
                     i += 1;
                 }
                 latencies
@@ -151,47 +120,14 @@ fn phase(name: &str, store_arg: &str, writers: usize, readers: usize, secs: f64)
     stop.store(true, Ordering::Relaxed);
     let idle = searched(idle);
 
-    let exe = std::env::current_exe().expect("this example");
     let start = unix_now() + 3.0;
-    let children: Vec<_> = (0..writers)
-        .map(|w| {
-            Command::new(&exe)
-                .args([
-                    "child",
-                    store_arg,
-                    &w.to_string(),
-                    &start.to_string(),
-                    &secs.to_string(),
-                ])
-                .stdout(Stdio::piped())
-                .spawn()
-                .expect("spawn a writer process")
-        })
-        .collect();
-    thread::sleep(Duration::from_secs_f64((start - unix_now()).max(0.0)));
+    let children = spawn_writers(store_arg, writers, start, secs);
+    wait_until(start);
     let stop = Arc::new(AtomicBool::new(false));
     let busy = searchers(&store, readers, &stop);
-    let outputs: Vec<_> = children
-        .into_iter()
-        .map(|c| c.wait_with_output().expect("writer process"))
-        .collect();
+    let per_writer = collect_appends(children);
     stop.store(true, Ordering::Relaxed);
     let busy = searched(busy);
-    let mut per_writer = Vec::new();
-    for output in &outputs {
-        assert!(output.status.success(), "a writer process failed");
-        let text = String::from_utf8_lossy(&output.stdout);
-        let list = text
-            .lines()
-            .find_map(|l| l.strip_prefix("APPENDS "))
-            .expect("the writer's figures");
-        let latencies: Vec<f64> = list
-            .split(',')
-            .filter(|s| !s.is_empty())
-            .map(|s| s.parse().expect("latency"))
-            .collect();
-        per_writer.push(latencies);
-    }
     let appends: usize = per_writer.iter().map(Vec::len).sum();
     let fewest = per_writer.iter().map(Vec::len).min().unwrap_or(0);
     let most = per_writer.iter().map(Vec::len).max().unwrap_or(0);
@@ -199,10 +135,10 @@ fn phase(name: &str, store_arg: &str, writers: usize, readers: usize, secs: f64)
     println!(
         "| {name} | {writers} | {:.0} | {:.2} / {:.2} | {fewest}..{most} | {:.2} → {:.2} ({:.2}×) |",
         appends as f64 / secs,
-        append.at(0.5),
-        append.at(0.99),
-        idle.at(0.99),
-        busy.at(0.99),
+        append.at(0.5) / 1e3,
+        append.at(0.99) / 1e3,
+        idle.at(0.99) / 1e3,
+        busy.at(0.99) / 1e3,
         busy.at(0.99) / idle.at(0.99)
     );
 }

@@ -6,6 +6,8 @@
 //! * [`baseline`]: the same SQL on a plain connection, no facade.
 //! * [`cases`]: the search queries, with the facade's options and the
 //!   equivalent single SQL query of the baseline.
+//! * [`writers`]: writer processes and latency percentiles for the
+//!   multi-process benches.
 //!
 //! The criterion benches live in `benches/benches/`; `docs/PERFORMANCE.md`
 //! holds the figures and how to reproduce them.
@@ -13,6 +15,7 @@
 pub mod baseline;
 pub mod cases;
 pub mod corpus;
+pub mod writers;
 
 use hermes_state::NewMessage;
 
