@@ -34,6 +34,23 @@ impl Backend {
             .unwrap();
         Some(client)
     }
+
+    /// Runs statements without parameters, raw on the backend's store, for
+    /// what the seam has no call for (written in SQL both servers accept).
+    #[allow(dead_code)]
+    pub fn exec(&self, sql: &str) {
+        if let Some(mut client) = self.pg_client() {
+            client.batch_execute(sql).unwrap();
+            return;
+        }
+        let StoreLocation::Sqlite(path) = &self.location else {
+            unreachable!("a SQLite backend has a path")
+        };
+        hermes_state::rusqlite::Connection::open(path)
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+    }
 }
 
 /// A fresh SQLite store, and a fresh PostgreSQL store when a server is

@@ -4,34 +4,15 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use hermes_state::{
-    Delegation, DelegationFilter, ErrorKind, NewDelegation, NewSession, StoreLocation,
-};
+use hermes_state::{Delegation, DelegationFilter, ErrorKind, NewDelegation, NewSession};
 
-use super::backends::{Backend, backends};
+use super::backends::backends;
 
 fn now() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_secs_f64()
-}
-
-/// Runs one statement without parameters, raw on either backend (the
-/// delivery side writes its columns on its own connection; the seam has no
-/// call for it).
-fn raw(b: &Backend, sql: &str) {
-    if let Some(mut client) = b.pg_client() {
-        client.batch_execute(sql).unwrap();
-        return;
-    }
-    let StoreLocation::Sqlite(path) = &b.location else {
-        unreachable!("a SQLite backend has a path")
-    };
-    hermes_state::rusqlite::Connection::open(path)
-        .unwrap()
-        .execute_batch(sql)
-        .unwrap();
 }
 
 /// A delegation without its times, which come from each store's clock.
@@ -226,8 +207,7 @@ fn delegations_are_listed_by_every_filter_in_dispatch_order_ties_by_byte_order_a
         }
         s.finish_delegation("a", "completed", Some("{}")).unwrap();
         // The delivery side marks one delivered on its own connection.
-        raw(
-            &b,
+        b.exec(
             "UPDATE async_delegations SET delivery_state = 'delivered', \
              delivery_attempts = 1, delivered_at = 5.0, delivery_claim = 'w1', \
              delivery_claimed_at = 4.5 WHERE delegation_id = 'c'",
@@ -285,7 +265,7 @@ fn delegations_are_listed_by_every_filter_in_dispatch_order_ties_by_byte_order_a
             s.record_delegation(&NewDelegation::new(id, "s3", "queued"))
                 .unwrap();
         }
-        raw(&b, "UPDATE async_delegations SET dispatched_at = 1.0");
+        b.exec("UPDATE async_delegations SET dispatched_at = 1.0");
         check(
             filter(None, None, None),
             &["B", "_x", "a", "b", "c"],

@@ -8,28 +8,12 @@ use std::ops::ControlFlow;
 
 use hermes_state::{
     Content, ErrorKind, ExportFilter, ExportPart, ImportOptions, NewMessage, NewSession,
-    SessionStore, StoreLocation,
+    SessionStore,
 };
 use serde_json::{Value, json};
 
 use super::backends::{Backend, backends};
 use super::lookups::add;
-
-/// Runs one statement, written in the SQL both servers accept, raw on the
-/// backend's store (for what the seam has no call for).
-fn raw(b: &Backend, sql: &str) {
-    if let Some(mut client) = b.pg_client() {
-        client.batch_execute(sql).unwrap();
-        return;
-    }
-    let StoreLocation::Sqlite(path) = &b.location else {
-        unreachable!("a SQLite backend has a path")
-    };
-    hermes_state::rusqlite::Connection::open(path)
-        .unwrap()
-        .execute_batch(sql)
-        .unwrap();
-}
 
 /// The same store on any backend: a lineage whose child sorts before its
 /// parent, titles, two sources, structured and multilingual content, tool
@@ -78,8 +62,7 @@ fn fill(b: &Backend) {
             .timestamp(31.0),
     ];
     s.append_messages(&messages).unwrap();
-    raw(
-        b,
+    b.exec(
         "UPDATE messages SET active = 0 WHERE content = 'rewound away';
          UPDATE sessions SET input_tokens = 120, output_tokens = 7,
              estimated_cost_usd = 0.0125, ended_at = 40.5, end_reason = 'done'

@@ -28,19 +28,6 @@ fn strings(b: &Backend, sqlite: &str, postgres: &str) -> Vec<String> {
         .unwrap()
 }
 
-fn exec(b: &Backend, sql: &str) {
-    if let Some(mut client) = b.pg_client() {
-        client.batch_execute(sql).unwrap();
-        return;
-    }
-    let StoreLocation::Sqlite(path) = &b.location else {
-        unreachable!("a SQLite backend has a path")
-    };
-    let conn = hermes_state::rusqlite::Connection::open(path).unwrap();
-    conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
-    conn.execute_batch(sql).unwrap();
-}
-
 fn columns(b: &Backend, table: &str) -> Vec<String> {
     strings(
         b,
@@ -90,8 +77,7 @@ fn the_telegram_topic_tables_are_created_on_request_only_alike() {
         // A binding goes with its session.
         s.create_session(&NewSession::new("bound", "telegram"))
             .unwrap();
-        exec(
-            &b,
+        b.exec(
             "INSERT INTO telegram_dm_topic_bindings \
              (chat_id, thread_id, user_id, session_key, session_id, linked_at, updated_at) \
              VALUES ('c', 't', 'u', 'k', 'bound', 1.0, 1.0)",
