@@ -12,7 +12,9 @@
 //!   classification of SQLite codes into portable error kinds;
 //! * [`names`]: FTS tables and triggers, `state_meta` keys;
 //! * [`catalog`]: looking up schema objects;
-//! * [`affinity`]: the text SQLite's TEXT affinity stores for a float.
+//! * [`affinity`]: the text SQLite's TEXT affinity stores for a float;
+//! * [`writer_queue`]: fair turns at the write lock between the processes
+//!   sharing a store.
 //!
 //! It issues no DDL on the database and knows nothing of migrations.
 
@@ -24,6 +26,7 @@ pub mod error;
 pub mod names;
 pub mod retry;
 pub mod transaction;
+pub mod writer_queue;
 
 pub use connection::{JournalMode, open_read_only, open_read_write};
 pub use error::{Context, SqliteError, is_fts_corruption, sqlite_error_kind};

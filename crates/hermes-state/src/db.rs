@@ -7,6 +7,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 
 use hermes_state_schema::malformed::{self, MalformedRepairReport};
 use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect};
+use hermes_state_sqlite::writer_queue::WriterQueue;
 use hermes_state_sqlite::{SqliteError, retry};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
@@ -128,6 +129,10 @@ pub struct SessionDb {
     /// The FTS objects seen by the last search, with the schema cookie they
     /// belong to (a fact of the file, shared by the read connections).
     pub(crate) fts_objects: Mutex<Option<hermes_state_query::FtsObjects>>,
+    /// The lock files that order this store's writers across processes,
+    /// opened at the first write transaction (`None`: they could not be
+    /// opened, and writes go on without turns).
+    pub(crate) writer_queue: OnceLock<Option<WriterQueue>>,
 }
 
 impl SessionDb {
@@ -227,6 +232,7 @@ impl SessionDb {
             malformed_repair: OnceLock::new(),
             clock: Arc::new(SystemClock),
             fts_objects: Mutex::new(None),
+            writer_queue: OnceLock::new(),
         }
     }
 

@@ -29,6 +29,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use hermes_state_sqlite::writer_queue::WriterQueue;
 use hermes_state_sqlite::{SqliteError, transaction};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
@@ -255,6 +256,15 @@ impl SessionDb {
         }
     }
 
+    /// The lock files that order the store's writers across processes,
+    /// opened (created when missing) at the first write transaction; `None`
+    /// when they cannot be, and writes go on without turns.
+    fn writer_queue(&self) -> Option<&WriterQueue> {
+        self.writer_queue
+            .get_or_init(|| WriterQueue::beside(self.path()).ok())
+            .as_ref()
+    }
+
     /// Runs `work` on the connections alone: after every batch queued before
     /// it, with no transaction open, before the writers queued after it.
     pub(crate) fn exclusive<T>(&self, work: impl FnOnce(&mut Connections) -> T) -> T {
@@ -313,6 +323,9 @@ impl SessionDb {
         });
         drop(state);
 
+        // This process's turn among the store's writers (see `writer_queue`),
+        // held until the commit returned.
+        let turn = self.writer_queue().map(WriterQueue::take_turn);
         let mut conns = self.connections();
         let begun = self.writer(&mut conns).and_then(|conn| {
             transaction::begin_immediate(conn)?;
@@ -391,6 +404,7 @@ impl SessionDb {
             },
             None => Outcome::failed(&Error::Closed),
         };
+        drop(turn);
 
         // Acknowledge the members now; the batch stays (closed) until the
         // periodic maintenance below is done on the connection.

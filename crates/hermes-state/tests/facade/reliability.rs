@@ -2,9 +2,9 @@
 //!
 //! Writers are real processes: the test binary re-runs itself, selecting the
 //! ignored `child` test by name, with its role in environment variables.
-//! Two ideas have their own modules: `kill_storm` (writers SIGKILLed at random
-//! moments while others keep writing) and `full_disk` (a real ENOSPC on a
-//! tmpfs the test mounts). Longer versions run with `cargo test -p
+//! Three ideas have their own modules: `kill_storm` (writers SIGKILLed at random
+//! moments while others keep writing), `full_disk` (a real ENOSPC on a
+//! tmpfs the test mounts) and `fair_turns` (writers in tight loops take turns). Longer versions run with `cargo test -p
 //! hermes-state --test facade -- --ignored soak` (see docs/RELIABILITY.md).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -25,6 +25,7 @@ const COUNT: &str = "HERMES_STATE_RELIABILITY_COUNT";
 /// A path whose existence tells a child to stop (instead of COUNT).
 const STOP: &str = "HERMES_STATE_RELIABILITY_STOP";
 
+mod fair_turns;
 mod full_disk;
 mod kill_storm;
 
@@ -41,6 +42,10 @@ fn child() {
     };
     if role == "storm-writer" {
         kill_storm::writer_child();
+        return;
+    }
+    if role == "loop-writer" {
+        fair_turns::loop_writer_child();
         return;
     }
     let session = std::env::var(SESSION).unwrap_or_default();

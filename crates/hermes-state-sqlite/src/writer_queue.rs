@@ -1,0 +1,275 @@
+//! Turns at the write lock, taken in a fair order by the processes (and
+//! handles) that share one store.
+//!
+//! SQLite's write lock is not fair. A writer that finds it taken sleeps in its
+//! busy handler and tries again; a writer that has just committed takes the
+//! lock again at once. So one process appending in a loop can hold off another
+//! for seconds: two processes, 5 s, 8,215 appends against 1
+//! (docs/PERFORMANCE.md, "Several hosts on one store").
+//!
+//! The handles of this library therefore take turns through two lock files
+//! beside the store, with advisory whole-file locks (`flock` on Unix), which the
+//! kernel releases when a process dies:
+//!
+//! - the *gate* (`<store>-writer-gate`), held exclusively around each write
+//!   transaction;
+//! - the *queue* (`<store>-writer-queue`), held shared by every writer that
+//!   found the gate taken and waits for it, so that the others can see that
+//!   someone waits.
+//!
+//! A writer about to take the gate first gives way while someone waits, for at
+//! most [`GIVE_WAY_LIMIT`]: the writer that has just released the gate does
+//! not take it again ahead of the one that waited. Two writers in tight loops
+//! therefore alternate.
+//!
+//! The queue only orders writers; SQLite's lock still guards the data. A
+//! process that does not take part (the original, a shell) contends through
+//! SQLite's busy handler as before. When the lock files cannot be opened or
+//! created (a read-only directory), or the gate is not free within
+//! [`PATIENCE`] (a holder that hangs), the write goes on without a turn,
+//! exactly as it would without the queue.
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long a writer waits for the gate before it writes without a turn
+/// (SQLite's busy handler and the retry policy then decide, as for a process
+/// that does not take part). The gate's holder keeps it for one write
+/// transaction: a bounded batch, or the busy timeout while the original holds
+/// SQLite's lock.
+pub const PATIENCE: Duration = Duration::from_secs(1);
+
+/// How long a writer gives way to writers waiting for the gate before it
+/// queues like them.
+pub const GIVE_WAY_LIMIT: Duration = Duration::from_millis(100);
+
+/// The pause between two looks at a lock file.
+const POLL: Duration = Duration::from_micros(50);
+
+/// The two lock files of one store (see the module documentation).
+#[derive(Debug)]
+pub struct WriterQueue {
+    gate: File,
+    queue: File,
+}
+
+/// A writer's turn: the gate, held until this is dropped. A turn that was
+/// not granted (see [`WriterQueue::take_turn`]) holds nothing.
+#[derive(Debug)]
+#[must_use = "the turn ends when it is dropped"]
+pub struct Turn<'q> {
+    gate: Option<&'q File>,
+}
+
+impl Turn<'_> {
+    /// Whether the gate is held (`false`: the write goes on without a turn).
+    pub fn is_held(&self) -> bool {
+        self.gate.is_some()
+    }
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        if let Some(gate) = self.gate.take() {
+            // Fails only on a closed descriptor; the lock dies with it then.
+            let _ = gate.unlock();
+        }
+    }
+}
+
+impl WriterQueue {
+    /// The lock files of the store at `store`: the gate, then the queue.
+    /// They sit beside the store under its own name, as its `-wal` and `-shm`
+    /// do; a symbolic link is followed, so two paths to one store share them.
+    pub fn lock_files(store: &Path) -> [PathBuf; 2] {
+        let store = resolved(store);
+        let with_suffix = |suffix: &str| {
+            let mut name = store.as_os_str().to_owned();
+            name.push(suffix);
+            PathBuf::from(name)
+        };
+        [with_suffix("-writer-gate"), with_suffix("-writer-queue")]
+    }
+
+    /// Opens the lock files of the store at `store`, creating them (empty)
+    /// when missing. Only a handle that writes calls this: a read creates no
+    /// file.
+    pub fn beside(store: &Path) -> io::Result<WriterQueue> {
+        let [gate, queue] = WriterQueue::lock_files(store);
+        Ok(WriterQueue {
+            gate: open_lock_file(&gate)?,
+            queue: open_lock_file(&queue)?,
+        })
+    }
+
+    /// Waits for this writer's turn: gives way to writers already waiting,
+    /// then takes the gate, queuing while it is taken. Not granted (the
+    /// write goes on without a turn) after [`PATIENCE`] or when a lock call
+    /// fails.
+    pub fn take_turn(&self) -> Turn<'_> {
+        let giving_way = Instant::now();
+        while self.someone_waits() && giving_way.elapsed() < GIVE_WAY_LIMIT {
+            std::thread::sleep(POLL);
+        }
+        match self.gate.try_lock() {
+            Ok(()) => return self.granted(),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(_)) => return Turn { gate: None },
+        }
+        // Waiting: say so, so that the holder gives way when it is done.
+        let queued = self.queue.lock_shared().is_ok();
+        let deadline = Instant::now() + PATIENCE;
+        let held = loop {
+            match self.gate.try_lock() {
+                Ok(()) => break true,
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(POLL);
+                }
+                Err(_) => break false,
+            }
+        };
+        if queued {
+            let _ = self.queue.unlock();
+        }
+        if held {
+            self.granted()
+        } else {
+            Turn { gate: None }
+        }
+    }
+
+    /// Whether a writer (of any handle but this one) waits for the gate now.
+    pub fn someone_waits(&self) -> bool {
+        match self.queue.try_lock() {
+            Ok(()) => {
+                let _ = self.queue.unlock();
+                false
+            }
+            Err(TryLockError::WouldBlock) => true,
+            // Cannot tell: do not hold this writer back.
+            Err(TryLockError::Error(_)) => false,
+        }
+    }
+
+    fn granted(&self) -> Turn<'_> {
+        Turn {
+            gate: Some(&self.gate),
+        }
+    }
+}
+
+/// The store's path with symbolic links resolved; for a store not created
+/// yet, its folder's (so that the name is the same before and after).
+fn resolved(store: &Path) -> PathBuf {
+    if let Ok(path) = std::fs::canonicalize(store) {
+        return path;
+    }
+    match (store.parent(), store.file_name()) {
+        (Some(folder), Some(name)) => {
+            let folder = if folder.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                folder
+            };
+            std::fs::canonicalize(folder).map_or_else(|_| store.to_owned(), |f| f.join(name))
+        }
+        _ => store.to_owned(),
+    }
+}
+
+/// Opens (creating when missing, never truncating) one lock file; read-only
+/// when it exists but may not be written, since a lock needs no write access.
+fn open_lock_file(path: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .or_else(|_| File::open(path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    fn store() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("state.db");
+        (dir, path)
+    }
+
+    #[test]
+    fn the_lock_files_sit_beside_the_store_under_its_name() {
+        let (dir, path) = store();
+        let [gate, queue] = WriterQueue::lock_files(&path);
+        let dir = std::fs::canonicalize(dir.path()).expect("dir");
+        assert_eq!(gate, dir.join("state.db-writer-gate"));
+        assert_eq!(queue, dir.join("state.db-writer-queue"));
+    }
+
+    #[test]
+    fn a_store_not_created_yet_gets_the_lock_files_it_will_have() {
+        let (_dir, path) = store();
+        let before = WriterQueue::lock_files(&path);
+        std::fs::write(&path, b"").expect("create");
+        assert_eq!(WriterQueue::lock_files(&path), before);
+    }
+
+    #[test]
+    fn a_writer_that_just_had_its_turn_gives_way_to_one_that_waits() {
+        let (_dir, path) = store();
+        let first = WriterQueue::beside(&path).expect("first handle");
+        let second = WriterQueue::beside(&path).expect("second handle");
+        let (order, turns) = mpsc::channel();
+        let turn = first.take_turn();
+        assert!(turn.is_held());
+        std::thread::scope(|scope| {
+            let second_order = order.clone();
+            let second = &second;
+            scope.spawn(move || {
+                let turn = second.take_turn();
+                assert!(turn.is_held());
+                second_order.send("second").expect("send");
+                std::thread::sleep(Duration::from_millis(30));
+            });
+            while !first.someone_waits() {
+                std::thread::sleep(POLL);
+            }
+            // Released and asked for again at once: the waiting writer first.
+            drop(turn);
+            let again = first.take_turn();
+            assert!(again.is_held());
+            order.send("first again").expect("send");
+        });
+        drop(order);
+        assert_eq!(turns.iter().collect::<Vec<_>>(), ["second", "first again"]);
+    }
+
+    #[test]
+    fn a_gate_held_too_long_lets_the_writer_go_on_without_a_turn() {
+        let (_dir, path) = store();
+        let holder = WriterQueue::beside(&path).expect("holder");
+        let waiter = WriterQueue::beside(&path).expect("waiter");
+        let held = holder.take_turn();
+        assert!(held.is_held());
+        let started = Instant::now();
+        let turn = waiter.take_turn();
+        assert!(!turn.is_held());
+        assert!(started.elapsed() >= PATIENCE);
+        // It no longer counts as waiting.
+        assert!(!holder.someone_waits());
+    }
+
+    #[test]
+    fn the_lock_files_are_created_empty_and_never_truncated() {
+        let (_dir, path) = store();
+        let [gate, _] = WriterQueue::lock_files(&path);
+        std::fs::write(&gate, b"kept").expect("write");
+        drop(WriterQueue::beside(&path).expect("open"));
+        assert_eq!(std::fs::read(&gate).expect("read"), b"kept");
+    }
+}
