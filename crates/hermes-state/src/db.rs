@@ -130,8 +130,8 @@ pub struct SessionDb {
     /// belong to (a fact of the file, shared by the read connections).
     pub(crate) fts_objects: Mutex<Option<hermes_state_query::FtsObjects>>,
     /// The lock files that order this store's writers across processes,
-    /// opened at the first write transaction (`None`: they could not be
-    /// opened, and writes go on without turns).
+    /// opened at the first write transaction on a WAL store (`None`: they
+    /// could not be opened, and writes go on without turns).
     pub(crate) writer_queue: OnceLock<Option<WriterQueue>>,
 }
 
@@ -352,6 +352,11 @@ impl SessionDb {
     /// The path of the database file.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the writable connection is open on a WAL store.
+    pub(crate) fn writes_in_wal(&self) -> bool {
+        self.writer_mode.load(Ordering::SeqCst) == WAL_WRITER
     }
 
     /// Whether the handle was opened read-only.

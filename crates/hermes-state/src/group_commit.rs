@@ -19,7 +19,11 @@
 //!   error, so the write path's retry policy runs each of them again);
 //! - a writer waits for at most the batch in flight when it arrived (unless
 //!   more than [`MAX_BATCH_OPS`] were queued ahead of it), and the write lock
-//!   is held for a bounded time, so other processes get their turn.
+//!   is held for a bounded time;
+//! - a leader takes its process's turn among the store's writers before
+//!   `BEGIN IMMEDIATE` and keeps it until the commit returned
+//!   ([`hermes_state_sqlite::writer_queue`]), so other processes (and other
+//!   handles) get their turn even when this one writes without a pause.
 //!
 //! Users that need the connection alone (maintenance in its own
 //! transactions, the open, closing, reads in rollback-journal mode) take a
@@ -29,7 +33,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use hermes_state_sqlite::writer_queue::WriterQueue;
+use hermes_state_sqlite::writer_queue::{Turn as WriterTurn, WriterQueue};
 use hermes_state_sqlite::{SqliteError, transaction};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
@@ -256,13 +260,21 @@ impl SessionDb {
         }
     }
 
-    /// The lock files that order the store's writers across processes,
-    /// opened (created when missing) at the first write transaction; `None`
-    /// when they cannot be, and writes go on without turns.
-    fn writer_queue(&self) -> Option<&WriterQueue> {
+    /// This handle's turn among the writers of the store
+    /// ([`hermes_state_sqlite::writer_queue`]), taken through lock files
+    /// beside it, opened (created when missing) at the first write
+    /// transaction. `None` (the write goes on without a turn) when they cannot
+    /// be opened, and on a rollback-journal store: that mode is the fallback
+    /// for file systems where WAL does not work, where `flock` may not either,
+    /// and its folder is left as it was (no file beside it).
+    fn writer_turn(&self) -> Option<WriterTurn<'_>> {
+        if !self.writes_in_wal() {
+            return None;
+        }
         self.writer_queue
             .get_or_init(|| WriterQueue::beside(self.path()).ok())
             .as_ref()
+            .map(WriterQueue::take_turn)
     }
 
     /// Runs `work` on the connections alone: after every batch queued before
@@ -323,11 +335,12 @@ impl SessionDb {
         });
         drop(state);
 
-        // This process's turn among the store's writers (see `writer_queue`),
-        // held until the commit returned.
-        let turn = self.writer_queue().map(WriterQueue::take_turn);
         let mut conns = self.connections();
+        let mut turn = None;
         let begun = self.writer(&mut conns).and_then(|conn| {
+            // This handle's turn among the store's writers, held until the
+            // commit returned.
+            turn = self.writer_turn();
             transaction::begin_immediate(conn)?;
             Ok(conn)
         });
