@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! cargo run --release -p hermes-state-benches --example gateway -- 10k 8 2 5 3
-//! cargo run --release -p hermes-state-benches --example gateway -- 10k 8 2 5 processes
+//! cargo run --release -p hermes-state-benches --example gateway -- 10k 8 2 5 processes 3
 //! ```
 //!
 //! Arguments: the corpus size (default `10k`), writer threads T (default 8),
@@ -13,7 +13,9 @@
 //! (default 1: each round runs the library, then the one-mutex model); with
 //! `processes` instead of the rounds, the multi-process variant: T writer
 //! processes (each its own handle, one append at a time) and R searching
-//! threads in this process.
+//! threads in this process, once with the writers taking turns (the writer
+//! queue) and once without (its lock files made impossible to open: SQLite's
+//! lock alone); a number after `processes` repeats that many rounds.
 //!
 //! Each model runs two phases on a fresh copy of the corpus: searches alone
 //! (idle: the R threads, no writer), then the R threads searching while the T
@@ -37,6 +39,7 @@ use hermes_state_benches::cases::search_cases;
 use hermes_state_benches::corpus::{self, Corpus};
 use hermes_state_benches::writers::{
     Latencies, collect_appends, run_writer, spawn_writers, unix_now, wait_until,
+    without_writer_turns,
 };
 
 /// How the handle is shared between the threads.
@@ -205,10 +208,13 @@ fn child(path: &str, w: usize, start: f64, secs: f64) {
     });
 }
 
-fn processes(corpus: &Corpus, writers: usize, readers: usize, phase: Duration) {
+fn processes(corpus: &Corpus, writers: usize, readers: usize, phase: Duration, turns: bool) {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = Arc::new(open_copy(corpus, dir.path()));
     let path = db.path().to_owned();
+    if !turns {
+        without_writer_turns(&path).expect("disable the writer turns");
+    }
     let model = Model::Library(Arc::clone(&db));
     let stop = Arc::new(AtomicBool::new(false));
     let idle = searchers(&model, readers, &stop);
@@ -231,7 +237,14 @@ fn processes(corpus: &Corpus, writers: usize, readers: usize, phase: Duration) {
     let fewest = per_writer.iter().map(Vec::len).min().unwrap_or(0);
     let most = per_writer.iter().map(Vec::len).max().unwrap_or(0);
     let append = Latencies(per_writer.concat());
-    println!("== {writers} writer processes (one handle each), {readers} searching threads");
+    println!(
+        "== {writers} writer processes (one handle each), {readers} searching threads, {}",
+        if turns {
+            "taking turns (the writer queue)"
+        } else {
+            "without turns (SQLite's lock alone)"
+        }
+    );
     println!(
         "appends/s {:.0}; append {}; per process {fewest}..{most}",
         appends as f64 / elapsed,
@@ -269,7 +282,14 @@ fn main() {
         phase.as_secs_f64()
     );
     if args.get(4).map(String::as_str) == Some("processes") {
-        processes(&corpus, writers, readers, phase);
+        // Rounds alternate turns and no turns, as the rounds below do.
+        let rounds: usize = args.get(5).and_then(|a| a.parse().ok()).unwrap_or(1);
+        for round in 1..=rounds {
+            println!("-- round {round} of {rounds}");
+            for turns in [true, false] {
+                processes(&corpus, writers, readers, phase, turns);
+            }
+        }
         return;
     }
     // Rounds alternate the models, so that a slow spell of the disk (its

@@ -3,6 +3,7 @@
 //! (this same example run as `child …`) that start together, append for a
 //! phase and hand their latencies back on stdout.
 
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -105,4 +106,15 @@ pub fn collect_appends(children: Vec<Child>) -> Vec<Vec<f64>> {
                 .collect()
         })
         .collect()
+}
+
+/// Makes the writer lock files of the store at `store` impossible to open (a
+/// dangling symbolic link each), so that its writers go on without turns:
+/// SQLite's lock alone, as before the writer queue and as for the original.
+pub fn without_writer_turns(store: &Path) -> std::io::Result<()> {
+    let missing = store.with_extension("no-such-folder").join("lock");
+    for lock_file in hermes_state_sqlite::writer_queue::WriterQueue::lock_files(store) {
+        std::os::unix::fs::symlink(&missing, lock_file)?;
+    }
+    Ok(())
 }

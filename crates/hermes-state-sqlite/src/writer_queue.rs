@@ -17,10 +17,11 @@
 //!   found the gate taken and waits for it, so that the others can see that
 //!   someone waits.
 //!
-//! A writer about to take the gate first gives way while someone waits, for at
-//! most [`GIVE_WAY_LIMIT`]: the writer that has just released the gate does
-//! not take it again ahead of the one that waited. Two writers in tight loops
-//! therefore alternate.
+//! A writer that has gone on taking turns for a [`QUANTUM`] while someone
+//! waited gives way before its next turn, for at most [`GIVE_WAY_LIMIT`]: the
+//! writer that has just released the gate does not take it again ahead of
+//! the one that waited. Writers in tight loops therefore share the lock in
+//! slices of a few milliseconds instead of one holding it for seconds.
 //!
 //! The queue only orders writers; SQLite's lock still guards the data. A
 //! process that does not take part (the original, a shell) contends through
@@ -29,9 +30,10 @@
 //! [`PATIENCE`] (a holder that hangs), the write goes on without a turn,
 //! exactly as it would without the queue.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, OpenOptions, TryLockError}; // tidy: not the live database
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How long a writer waits for the gate before it writes without a turn
@@ -45,14 +47,40 @@ pub const PATIENCE: Duration = Duration::from_secs(1);
 /// queues like them.
 pub const GIVE_WAY_LIMIT: Duration = Duration::from_millis(100);
 
-/// The pause between two looks at a lock file.
+/// How long a writer may go on taking turns while another waits before it
+/// gives way. Each change of writer costs the new one its page cache (SQLite
+/// drops it when another connection wrote), so writers take turns of a few
+/// milliseconds rather than of one transaction each.
+pub const QUANTUM: Duration = Duration::from_millis(5);
+
+/// The first pause between two looks at a lock file; it doubles up to
+/// [`POLL_MAX`] while the wait goes on.
 const POLL: Duration = Duration::from_micros(50);
+/// See [`POLL`].
+const POLL_MAX: Duration = Duration::from_micros(500);
+
+/// The growing pause of a wait for a lock file.
+struct Pause(Duration);
+
+impl Pause {
+    fn new() -> Pause {
+        Pause(POLL)
+    }
+
+    fn sleep(&mut self) {
+        std::thread::sleep(self.0);
+        self.0 = (self.0 * 2).min(POLL_MAX);
+    }
+}
 
 /// The two lock files of one store (see the module documentation).
 #[derive(Debug)]
 pub struct WriterQueue {
     gate: File,
     queue: File,
+    /// When this handle first took a turn while another writer waited, in
+    /// the current run of such turns (see [`QUANTUM`]).
+    contended_since: Mutex<Option<Instant>>,
 }
 
 /// A writer's turn: the gate, held until this is dropped. A turn that was
@@ -101,6 +129,7 @@ impl WriterQueue {
         Ok(WriterQueue {
             gate: open_lock_file(&gate)?,
             queue: open_lock_file(&queue)?,
+            contended_since: Mutex::new(None),
         })
     }
 
@@ -109,9 +138,12 @@ impl WriterQueue {
     /// write goes on without a turn) after [`PATIENCE`] or when a lock call
     /// fails.
     pub fn take_turn(&self) -> Turn<'_> {
-        let giving_way = Instant::now();
-        while self.someone_waits() && giving_way.elapsed() < GIVE_WAY_LIMIT {
-            std::thread::sleep(POLL);
+        if self.quantum_used_up() {
+            let giving_way = Instant::now();
+            let mut pause = Pause::new();
+            while self.someone_waits() && giving_way.elapsed() < GIVE_WAY_LIMIT {
+                pause.sleep();
+            }
         }
         match self.gate.try_lock() {
             Ok(()) => return self.granted(),
@@ -121,12 +153,11 @@ impl WriterQueue {
         // Waiting: say so, so that the holder gives way when it is done.
         let queued = self.queue.lock_shared().is_ok();
         let deadline = Instant::now() + PATIENCE;
+        let mut pause = Pause::new();
         let held = loop {
             match self.gate.try_lock() {
                 Ok(()) => break true,
-                Err(TryLockError::WouldBlock) if Instant::now() < deadline => {
-                    std::thread::sleep(POLL);
-                }
+                Err(TryLockError::WouldBlock) if Instant::now() < deadline => pause.sleep(),
                 Err(_) => break false,
             }
         };
@@ -138,6 +169,25 @@ impl WriterQueue {
         } else {
             Turn { gate: None }
         }
+    }
+
+    /// Whether this handle has taken turns for a [`QUANTUM`] while another
+    /// writer waited, and must now give way (which starts a new quantum).
+    fn quantum_used_up(&self) -> bool {
+        let mut since = self
+            .contended_since
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !self.someone_waits() {
+            *since = None;
+            return false;
+        }
+        let started = *since.get_or_insert_with(Instant::now);
+        if started.elapsed() < QUANTUM {
+            return false;
+        }
+        *since = None;
+        true
     }
 
     /// Whether a writer (of any handle but this one) waits for the gate now.
@@ -182,19 +232,18 @@ fn resolved(store: &Path) -> PathBuf {
 /// Opens (creating when missing, never truncating) one lock file; read-only
 /// when it exists but may not be written, since a lock needs no write access.
 fn open_lock_file(path: &Path) -> io::Result<File> {
-    OpenOptions::new()
+    OpenOptions::new() // tidy: not the live database
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
         .open(path)
-        .or_else(|_| File::open(path))
+        .or_else(|_| File::open(path)) // tidy: not the live database
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc;
 
     fn store() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -220,33 +269,44 @@ mod tests {
     }
 
     #[test]
-    fn a_writer_that_just_had_its_turn_gives_way_to_one_that_waits() {
+    fn a_writer_gives_way_once_it_has_had_turns_for_a_quantum_while_another_waits() {
         let (_dir, path) = store();
-        let first = WriterQueue::beside(&path).expect("first handle");
-        let second = WriterQueue::beside(&path).expect("second handle");
-        let (order, turns) = mpsc::channel();
-        let turn = first.take_turn();
-        assert!(turn.is_held());
-        std::thread::scope(|scope| {
-            let second_order = order.clone();
-            let second = &second;
-            scope.spawn(move || {
-                let turn = second.take_turn();
-                assert!(turn.is_held());
-                second_order.send("second").expect("send");
-                std::thread::sleep(Duration::from_millis(30));
-            });
-            while !first.someone_waits() {
-                std::thread::sleep(POLL);
+        let looping = WriterQueue::beside(&path).expect("looping handle");
+        let waiting = WriterQueue::beside(&path).expect("waiting handle");
+        // A writer waits (and never comes: the gate stays free).
+        waiting.queue.lock_shared().expect("queue");
+        assert!(looping.someone_waits());
+
+        // Turns back to back: quick ones until the quantum is used up, then
+        // one that first gives way for as long as the writer waits.
+        let quantum_started = Instant::now();
+        let gave_way_at = loop {
+            let asked = Instant::now();
+            let turn = looping.take_turn();
+            assert!(turn.is_held());
+            if asked.elapsed() >= GIVE_WAY_LIMIT {
+                break asked.duration_since(quantum_started);
             }
-            // Released and asked for again at once: the waiting writer first.
-            drop(turn);
-            let again = first.take_turn();
-            assert!(again.is_held());
-            order.send("first again").expect("send");
-        });
-        drop(order);
-        assert_eq!(turns.iter().collect::<Vec<_>>(), ["second", "first again"]);
+            assert!(
+                quantum_started.elapsed() < GIVE_WAY_LIMIT,
+                "no give-way within {:?}",
+                quantum_started.elapsed()
+            );
+        };
+        assert!(gave_way_at >= QUANTUM, "gave way after {gave_way_at:?}");
+    }
+
+    #[test]
+    fn a_writer_alone_never_gives_way() {
+        let (_dir, path) = store();
+        let alone = WriterQueue::beside(&path).expect("handle");
+        let started = Instant::now();
+        while started.elapsed() < QUANTUM * 3 {
+            let asked = Instant::now();
+            let turn = alone.take_turn();
+            assert!(turn.is_held());
+            assert!(asked.elapsed() < GIVE_WAY_LIMIT);
+        }
     }
 
     #[test]

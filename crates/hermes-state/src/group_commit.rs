@@ -417,7 +417,6 @@ impl SessionDb {
             },
             None => Outcome::failed(&Error::Closed),
         };
-        drop(turn);
 
         // Acknowledge the members now; the batch stays (closed) until the
         // periodic maintenance below is done on the connection.
@@ -442,8 +441,13 @@ impl SessionDb {
         gate.turn.notify_all();
 
         if let (Outcome::Committed, Some(conn)) = (&outcome, conns.writer.as_ref()) {
+            // Still in the turn: the periodic FTS merge writes outside the
+            // transaction, and without the turn it would wait for the write
+            // lock behind the other processes' writers (up to the 1 s busy
+            // timeout, measured).
             self.count_writes(conn, members as u64);
         }
+        drop(turn);
         drop(conns);
         let mut state = gate.lock();
         state.batch = None;

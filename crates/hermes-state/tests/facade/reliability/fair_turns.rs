@@ -122,3 +122,54 @@ fn writer_processes_in_tight_loops_take_turns() {
         "every writer had its turns: appends per process {appends:?}"
     );
 }
+
+/// Lock files that cannot be opened (here dangling symbolic links; in life
+/// a folder the writer may not create files in) leave the writes as they
+/// were before the queue: SQLite's lock alone. Nothing is lost, and the
+/// links are left as they were.
+#[test]
+fn a_store_whose_lock_files_cannot_be_opened_is_written_without_turns() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    let nowhere = dir.path().join("no-such-folder").join("lock");
+    let lock_files = hermes_state_sqlite::writer_queue::WriterQueue::lock_files(&path);
+    for lock_file in &lock_files {
+        std::os::unix::fs::symlink(&nowhere, lock_file).expect("link");
+    }
+    let first = SessionDb::open(&path).expect("open");
+    let second = SessionDb::open(&path).expect("open again");
+    first
+        .create_session(&NewSession::new("one", "cli"))
+        .expect("create");
+    second
+        .create_session(&NewSession::new("two", "cli"))
+        .expect("create");
+    std::thread::scope(|scope| {
+        for (db, session) in [(&first, "one"), (&second, "two")] {
+            scope.spawn(move || {
+                for turn in 0..50 {
+                    db.append_message(
+                        &NewMessage::new(session, "user").content(format!("turn {turn}")),
+                    )
+                    .expect("append without a turn");
+                }
+            });
+        }
+    });
+    for session in ["one", "two"] {
+        assert_eq!(
+            first.get_messages(session).expect("messages").len(),
+            50,
+            "every append of {session} landed"
+        );
+    }
+    for lock_file in &lock_files {
+        assert_eq!(
+            std::fs::read_link(lock_file).expect("still a link"),
+            nowhere,
+            "{} was left as it was",
+            lock_file.display()
+        );
+    }
+    assert!(!nowhere.parent().expect("folder").exists());
+}
