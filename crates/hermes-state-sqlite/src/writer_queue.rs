@@ -18,9 +18,9 @@
 //!   someone waits.
 //!
 //! A writer that has gone on taking turns for a [`QUANTUM`] while someone
-//! waited gives way before its next turn, for at most [`GIVE_WAY_LIMIT`]: the
-//! writer that has just released the gate does not take it again ahead of
-//! the one that waited. Writers in tight loops therefore share the lock in
+//! waited gives way before its next turn: it leaves the gate free until one
+//! of the waiting writers has taken it (for at most [`GIVE_WAY_LIMIT`]), then
+//! waits like the others. Writers in tight loops therefore share the lock in
 //! slices of a few milliseconds instead of one holding it for seconds.
 //!
 //! The queue only orders writers; SQLite's lock still guards the data. A
@@ -43,8 +43,8 @@ use std::time::{Duration, Instant};
 /// SQLite's lock.
 pub const PATIENCE: Duration = Duration::from_secs(1);
 
-/// How long a writer gives way to writers waiting for the gate before it
-/// queues like them.
+/// The longest a writer gives way to writers waiting for the gate (when
+/// none of them takes it) before it queues like them.
 pub const GIVE_WAY_LIMIT: Duration = Duration::from_millis(100);
 
 /// How long a writer may go on taking turns while another waits before it
@@ -139,11 +139,7 @@ impl WriterQueue {
     /// fails.
     pub fn take_turn(&self) -> Turn<'_> {
         if self.quantum_used_up() {
-            let giving_way = Instant::now();
-            let mut pause = Pause::new();
-            while self.someone_waits() && giving_way.elapsed() < GIVE_WAY_LIMIT {
-                pause.sleep();
-            }
+            self.give_way();
         }
         match self.gate.try_lock() {
             Ok(()) => return self.granted(),
@@ -168,6 +164,24 @@ impl WriterQueue {
             self.granted()
         } else {
             Turn { gate: None }
+        }
+    }
+
+    /// Leaves the gate to the writers that wait until one of them has taken
+    /// it (this writer then queues behind it like the others), nobody waits
+    /// any more, or [`GIVE_WAY_LIMIT`] has passed.
+    fn give_way(&self) {
+        let giving_way = Instant::now();
+        let mut pause = Pause::new();
+        while self.someone_waits() && giving_way.elapsed() < GIVE_WAY_LIMIT {
+            pause.sleep();
+            match self.gate.try_lock() {
+                // Free still: the waiters have not looked yet.
+                Ok(()) => {
+                    let _ = self.gate.unlock();
+                }
+                Err(TryLockError::WouldBlock) | Err(TryLockError::Error(_)) => return,
+            }
         }
     }
 
@@ -244,6 +258,7 @@ fn open_lock_file(path: &Path) -> io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::mpsc;
 
     fn store() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -277,23 +292,64 @@ mod tests {
         waiting.queue.lock_shared().expect("queue");
         assert!(looping.someone_waits());
 
-        // Turns back to back: quick ones until the quantum is used up, then
-        // one that first gives way for as long as the writer waits.
+        // Turns back to back until one ends the quantum (it resets the
+        // quantum's start): that one first gave way, for as long as the
+        // writer waits, the whole GIVE_WAY_LIMIT.
         let quantum_started = Instant::now();
-        let gave_way_at = loop {
+        let (asked, returned) = loop {
             let asked = Instant::now();
             let turn = looping.take_turn();
+            let returned = Instant::now();
             assert!(turn.is_held());
-            if asked.elapsed() >= GIVE_WAY_LIMIT {
-                break asked.duration_since(quantum_started);
+            if looping.contended_since.lock().expect("quantum").is_none() {
+                break (asked, returned);
             }
             assert!(
-                quantum_started.elapsed() < GIVE_WAY_LIMIT,
-                "no give-way within {:?}",
-                quantum_started.elapsed()
+                quantum_started.elapsed() < Duration::from_secs(10),
+                "no give-way"
             );
         };
-        assert!(gave_way_at >= QUANTUM, "gave way after {gave_way_at:?}");
+        let gave_way = returned.duration_since(asked);
+        assert!(gave_way >= GIVE_WAY_LIMIT, "gave way for {gave_way:?} only");
+        let quantum = returned.duration_since(quantum_started) - gave_way;
+        assert!(quantum >= QUANTUM, "gave way after {quantum:?}");
+    }
+
+    #[test]
+    fn a_writer_giving_way_queues_again_once_a_waiter_has_taken_the_gate() {
+        let (_dir, path) = store();
+        let looping = WriterQueue::beside(&path).expect("looping handle");
+        let waiting = WriterQueue::beside(&path).expect("waiting handle");
+        let never_coming = WriterQueue::beside(&path).expect("third handle");
+        // One writer waits for ever: giving way until nobody waits would
+        // last the whole GIVE_WAY_LIMIT.
+        never_coming.queue.lock_shared().expect("queue");
+        let turn = looping.take_turn();
+        *looping.contended_since.lock().expect("quantum") = Some(Instant::now() - QUANTUM);
+        let (order, turns) = mpsc::channel();
+        std::thread::scope(|scope| {
+            let waiter_order = order.clone();
+            let waiting = &waiting;
+            scope.spawn(move || {
+                let turn = waiting.take_turn();
+                assert!(turn.is_held());
+                waiter_order.send("waiter").expect("send");
+                std::thread::sleep(Duration::from_millis(5));
+            });
+            std::thread::sleep(Duration::from_millis(20));
+            drop(turn);
+            let asked = Instant::now();
+            let again = looping.take_turn();
+            let waited = asked.elapsed();
+            assert!(again.is_held());
+            order.send("looping").expect("send");
+            assert!(
+                waited < GIVE_WAY_LIMIT,
+                "waited {waited:?}, past the waiter's turn"
+            );
+        });
+        drop(order);
+        assert_eq!(turns.iter().collect::<Vec<_>>(), ["waiter", "looping"]);
     }
 
     #[test]
