@@ -126,9 +126,10 @@ impl WriterQueue {
     /// file.
     pub fn beside(store: &Path) -> io::Result<WriterQueue> {
         let [gate, queue] = WriterQueue::lock_files(store);
+        let mode = store_mode(store);
         Ok(WriterQueue {
-            gate: open_lock_file(&gate)?,
-            queue: open_lock_file(&queue)?,
+            gate: open_lock_file(&gate, mode)?,
+            queue: open_lock_file(&queue, mode)?,
             contended_since: Mutex::new(None),
         })
     }
@@ -243,16 +244,39 @@ fn resolved(store: &Path) -> PathBuf {
     }
 }
 
-/// Opens (creating when missing, never truncating) one lock file; read-only
-/// when it exists but may not be written, since a lock needs no write access.
-fn open_lock_file(path: &Path) -> io::Result<File> {
-    OpenOptions::new() // tidy: not the live database
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
-        .or_else(|_| File::open(path)) // tidy: not the live database
+/// The permission bits of the store (`None` when it does not exist yet or
+/// on a system without them), which its lock files are created with, as
+/// SQLite creates its `-wal` and `-shm`: whoever may open the store may open
+/// them, and nobody else.
+fn store_mode(store: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(store)
+            .ok()
+            .map(|meta| meta.permissions().mode() & 0o777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = store;
+        None
+    }
+}
+
+/// Opens (creating when missing with `mode`, less the umask; never
+/// truncating) one lock file; read-only when it exists but may not be
+/// written, since a lock needs no write access.
+fn open_lock_file(path: &Path, mode: Option<u32>) -> io::Result<File> {
+    let mut options = OpenOptions::new(); // tidy: not the live database
+    options.read(true).write(true).create(true).truncate(false);
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(mode);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    options.open(path).or_else(|_| File::open(path)) // tidy: not the live database
 }
 
 #[cfg(test)]
@@ -378,6 +402,23 @@ mod tests {
         assert!(started.elapsed() >= PATIENCE);
         // It no longer counts as waiting.
         assert!(!holder.someone_waits());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_lock_files_get_the_mode_of_the_store() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_dir, path) = store();
+        std::fs::write(&path, b"").expect("create");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        drop(WriterQueue::beside(&path).expect("open"));
+        for lock_file in WriterQueue::lock_files(&path) {
+            let mode = std::fs::metadata(&lock_file)
+                .expect("stat")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "{}", lock_file.display());
+        }
     }
 
     #[test]
