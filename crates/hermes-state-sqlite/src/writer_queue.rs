@@ -28,12 +28,14 @@
 //! SQLite's busy handler as before. When the lock files cannot be opened or
 //! created (a read-only directory), or the gate is not free within
 //! [`PATIENCE`] (a holder that hangs), the write goes on without a turn,
-//! exactly as it would without the queue.
+//! exactly as it would without the queue; so do the handle's next writes, at
+//! once, for as long as the gate stays taken.
 
 use std::fs::{File, OpenOptions, TryLockError}; // tidy: not the live database
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long a writer waits for the gate before it writes without a turn
@@ -81,6 +83,10 @@ pub struct WriterQueue {
     /// When this handle first took a turn while another writer waited, in
     /// the current run of such turns (see [`QUANTUM`]).
     contended_since: Mutex<Option<Instant>>,
+    /// Whether this handle's last wait for the gate ran out of [`PATIENCE`]
+    /// (a holder that hangs, e.g. a stopped process): until the gate is
+    /// seen free again, writes go on without a turn at once.
+    gate_stuck: AtomicBool,
 }
 
 /// A writer's turn: the gate, held until this is dropped. A turn that was
@@ -131,19 +137,25 @@ impl WriterQueue {
             gate: open_lock_file(&gate, mode)?,
             queue: open_lock_file(&queue, mode)?,
             contended_since: Mutex::new(None),
+            gate_stuck: AtomicBool::new(false),
         })
     }
 
     /// Waits for this writer's turn: gives way to writers already waiting,
     /// then takes the gate, queuing while it is taken. Not granted (the
-    /// write goes on without a turn) after [`PATIENCE`] or when a lock call
-    /// fails.
+    /// write goes on without a turn) after [`PATIENCE`], at once while the
+    /// gate stays taken after such a wait, or when a lock call fails.
     pub fn take_turn(&self) -> Turn<'_> {
         if self.quantum_used_up() {
             self.give_way();
         }
         match self.gate.try_lock() {
             Ok(()) => return self.granted(),
+            // Not free for a whole PATIENCE last time, and taken still: go on
+            // at once rather than wait that long again for every write.
+            Err(TryLockError::WouldBlock) if self.gate_stuck.load(Ordering::Relaxed) => {
+                return Turn { gate: None };
+            }
             Err(TryLockError::WouldBlock) => {}
             Err(TryLockError::Error(_)) => return Turn { gate: None },
         }
@@ -164,6 +176,7 @@ impl WriterQueue {
         if held {
             self.granted()
         } else {
+            self.gate_stuck.store(true, Ordering::Relaxed);
             Turn { gate: None }
         }
     }
@@ -219,6 +232,7 @@ impl WriterQueue {
     }
 
     fn granted(&self) -> Turn<'_> {
+        self.gate_stuck.store(false, Ordering::Relaxed);
         Turn {
             gate: Some(&self.gate),
         }
@@ -419,6 +433,30 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o777, 0o600, "{}", lock_file.display());
         }
+    }
+
+    #[test]
+    fn after_a_wait_that_ran_out_writes_go_on_at_once_until_the_gate_is_free_again() {
+        let (_dir, path) = store();
+        let holder = WriterQueue::beside(&path).expect("holder");
+        let waiter = WriterQueue::beside(&path).expect("waiter");
+        let hung = holder.take_turn();
+        assert!(!waiter.take_turn().is_held(), "the first wait runs out");
+        let asked = Instant::now();
+        assert!(!waiter.take_turn().is_held());
+        assert!(
+            asked.elapsed() < PATIENCE / 2,
+            "the second write waited {:?}",
+            asked.elapsed()
+        );
+        drop(hung);
+        assert!(waiter.take_turn().is_held(), "turns again once it is free");
+        drop(waiter.take_turn());
+        // And a wait after that is a full wait again.
+        let _held = holder.take_turn();
+        let asked = Instant::now();
+        assert!(!waiter.take_turn().is_held());
+        assert!(asked.elapsed() >= PATIENCE);
     }
 
     #[test]

@@ -173,3 +173,36 @@ fn a_store_whose_lock_files_cannot_be_opened_is_written_without_turns() {
     }
     assert!(!nowhere.parent().expect("folder").exists());
 }
+
+/// A writer that keeps its turn (here the gate held by the test; in life a
+/// writer process stopped between its commit and the end of its turn) costs
+/// another writer one wait of `PATIENCE`, not one per write: after that
+/// wait its writes go on without a turn at once, SQLite's lock alone, and
+/// take turns again once the gate is free.
+#[test]
+fn a_turn_held_for_ever_costs_the_other_writers_one_wait_not_one_per_write() {
+    use hermes_state_sqlite::writer_queue::{PATIENCE, WriterQueue};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    let db = SessionDb::open(&path).expect("open");
+    db.create_session(&NewSession::new("s", "cli"))
+        .expect("create");
+    let hung = WriterQueue::beside(&path).expect("the hung writer's lock files");
+    let turn = hung.take_turn();
+    assert!(turn.is_held());
+    let started = Instant::now();
+    for n in 0..20 {
+        db.append_message(&NewMessage::new("s", "user").content(format!("turn {n}")))
+            .expect("append without a turn");
+    }
+    let elapsed = started.elapsed();
+    assert!(elapsed >= PATIENCE, "the first write waited for the turn");
+    assert!(
+        elapsed < PATIENCE * 5,
+        "20 appends took {elapsed:?} beside a turn held for ever"
+    );
+    drop(turn);
+    db.append_message(&NewMessage::new("s", "user").content("after"))
+        .expect("append in a turn");
+    assert_eq!(db.get_messages("s").expect("messages").len(), 21);
+}
