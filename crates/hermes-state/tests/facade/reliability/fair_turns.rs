@@ -196,6 +196,7 @@ fn a_turn_held_for_ever_costs_the_other_writers_one_wait_not_one_per_write() {
             .expect("append without a turn");
     }
     let elapsed = started.elapsed();
+    eprintln!("20 appends beside a turn held for ever: {elapsed:?}");
     assert!(elapsed >= PATIENCE, "the first write waited for the turn");
     assert!(
         elapsed < PATIENCE * 5,
