@@ -285,7 +285,7 @@ fn open_lock_file(path: &Path, mode: Option<u32>) -> io::Result<File> {
     options.read(true).write(true).create(true).truncate(false);
     #[cfg(unix)]
     if let Some(mode) = mode {
-        use std::os::unix::fs::OpenOptionsExt;
+        use std::os::unix::fs::OpenOptionsExt; // tidy: not the live database
         options.mode(mode);
     }
     #[cfg(not(unix))]
