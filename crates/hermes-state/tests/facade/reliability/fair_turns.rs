@@ -177,8 +177,8 @@ fn a_store_whose_lock_files_cannot_be_opened_is_written_without_turns() {
 /// A writer that keeps its turn (here the gate held by the test; in life a
 /// writer process stopped between its commit and the end of its turn) costs
 /// another writer one wait of `PATIENCE`, not one per write: after that
-/// wait its writes go on without a turn at once, SQLite's lock alone, and
-/// take turns again once the gate is free.
+/// wait its writes wait `PATIENCE_AFTER_A_HANG` only, then go on without a
+/// turn, SQLite's lock alone, and take turns again once the gate is free.
 #[test]
 fn a_turn_held_for_ever_costs_the_other_writers_one_wait_not_one_per_write() {
     use hermes_state_sqlite::writer_queue::{PATIENCE, WriterQueue};
