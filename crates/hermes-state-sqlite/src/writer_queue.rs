@@ -41,8 +41,8 @@ use std::time::{Duration, Instant};
 /// How long a writer waits for the gate before it writes without a turn
 /// (SQLite's busy handler and the retry policy then decide, as for a process
 /// that does not take part). The gate's holder keeps it for one write
-/// transaction: a bounded batch, or the busy timeout while the original holds
-/// SQLite's lock.
+/// transaction (a bounded batch, or the busy timeout while the original
+/// holds SQLite's lock) and the periodic FTS maintenance that follows it.
 pub const PATIENCE: Duration = Duration::from_secs(1);
 
 /// The longest a writer gives way to writers waiting for the gate (when
@@ -216,7 +216,8 @@ impl WriterQueue {
                 Ok(()) => {
                     let _ = self.gate.unlock();
                 }
-                Err(TryLockError::WouldBlock) | Err(TryLockError::Error(_)) => return,
+                // Taken by a waiter (or not lockable): queue like the others.
+                Err(_) => return,
             }
         }
     }
@@ -373,7 +374,7 @@ mod tests {
             let turn = looping.take_turn();
             let returned = Instant::now();
             assert!(turn.is_held());
-            if looping.contended_since.lock().expect("quantum").is_none() {
+            if looping.contended_since().is_none() {
                 break (asked, returned);
             }
             assert!(
@@ -402,7 +403,7 @@ mod tests {
         // last the whole GIVE_WAY_LIMIT.
         never_coming.queue.lock_shared().expect("queue");
         let turn = looping.take_turn();
-        *looping.contended_since.lock().expect("quantum") = Some(Instant::now() - QUANTUM);
+        *looping.contended_since() = Some(Instant::now() - QUANTUM);
         let (order, turns) = mpsc::channel();
         std::thread::scope(|scope| {
             let waiter_order = order.clone();
