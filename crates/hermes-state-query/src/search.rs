@@ -34,6 +34,7 @@
 mod by_time;
 mod context;
 mod objects;
+mod preview;
 mod problem;
 mod scan;
 mod snapshot;
@@ -47,12 +48,12 @@ use rusqlite::{Connection, OptionalExtension, params_from_iter};
 use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
-use crate::rows::decode_content;
 use crate::sanitize::sanitize_fts5_query;
 use crate::titles::escape_like;
 use crate::values::{real, text};
 use hermes_state_sqlite::names;
 pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
+use preview::stored_preview;
 pub use problem::{QueryProblem, query_problem};
 pub use snapshot::in_read_snapshot;
 
@@ -218,7 +219,7 @@ fn context_failure(error: rusqlite::Error) -> Result<Vec<ContextMessage>, QueryE
 /// A hit before its context is attached.
 struct Row {
     hit: SearchHit,
-    /// Its own entry's text in the context ([`stored_preview`]).
+    /// Its own entry's text in the context ([`preview::stored_preview`]).
     preview: String,
 }
 
@@ -345,7 +346,7 @@ impl Search<'_> {
         let fallback = strip_quotes(q);
         let tokens = python_split(fallback);
         let match_text = quoted_terms(&tokens);
-        if self.caps.cjk_serving {
+        if self.caps.cjk_serving && self.may_match(names::FTS_CJK, &match_text) {
             match self.fts(names::FTS_CJK, &match_text) {
                 Ok(rows) if !rows.is_empty() => return Ok(rows),
                 Ok(_) => {}
@@ -361,6 +362,22 @@ impl Search<'_> {
             }
         }
         Ok(Vec::new())
+    }
+
+    /// False when `table` holds no row at all for `match_text`, so a leg of
+    /// it would find nothing whatever its filters. Asked before a leg that
+    /// usually finds nothing (the CJK leg of the zero-hit fallback): this
+    /// look-up costs about a microsecond, a ranked leg about five, most of it
+    /// FTS5 preparing its rank sorter (`docs/PERFORMANCE.md`, "Fourth
+    /// round"). A failure says nothing: the leg runs and meets it itself.
+    fn may_match(&self, table: &str, match_text: &str) -> bool {
+        let sql = format!("SELECT 1 FROM {table} WHERE {table} MATCH ?1 LIMIT 1");
+        !matches!(
+            self.conn
+                .prepare_cached(&sql)
+                .and_then(|mut stmt| stmt.exists([match_text])),
+            Ok(false)
+        )
     }
 
     /// The scan of `scan` when the base index is not served.
@@ -417,14 +434,12 @@ impl Search<'_> {
             return self.fts_by_time(table, params, &filters, order);
         }
         let sql = format!(
-            "SELECT m.id, m.session_id, m.role,
-                    snippet({table}, -1, '>>>', '<<<', '...', 40) AS snippet,
-                    m.content, m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started
-             FROM {table} JOIN messages m ON m.id = {table}.rowid
-             JOIN sessions s ON s.id = m.session_id
+            "SELECT {columns} FROM {tables}
              WHERE {table} MATCH ?1{filters}
              ORDER BY rank {}",
-            self.paging_literals()
+            self.paging_literals(),
+            columns = hit_columns(table),
+            tables = fts_tables(table),
         );
         self.run_cached(&sql, params, &format!("searching {table}"))
     }
@@ -616,27 +631,49 @@ fn hit_rows(
 ) -> Result<Vec<Row>, Failure> {
     let rows = stmt
         .query_map(params_from_iter(params), |row| {
-            Ok(Row {
-                hit: SearchHit {
-                    id: row.get(0)?,
-                    session_id: text(row.get_ref(1)?).unwrap_or_default(),
-                    role: text(row.get_ref(2)?).unwrap_or_default(),
-                    snippet: snippet_text(row.get_ref(3)?)?,
-                    timestamp: real(row.get_ref(5)?).unwrap_or_default(),
-                    tool_name: text(row.get_ref(6)?),
-                    source: text(row.get_ref(7)?),
-                    model: text(row.get_ref(8)?),
-                    session_started: real(row.get_ref(9)?),
-                    context: Vec::new(),
-                },
-                preview: stored_preview(row.get_ref(4)?),
-            })
+            hit_row(row, snippet_text(row.get_ref(3)?)?)
         })
         .context(what)
         .map_err(|e| Failure::Run(e.into()))?;
     rows.collect::<Result<_, _>>()
         .context(what)
         .map_err(|e| Failure::Run(e.into()))
+}
+
+/// The columns of a hit statement over FTS table `table` (read by
+/// [`hit_row`]), from [`fts_tables`].
+fn hit_columns(table: &str) -> String {
+    format!(
+        "m.id, m.session_id, m.role, snippet({table}, -1, '>>>', '<<<', '...', 40) AS snippet,
+         m.content, m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started"
+    )
+}
+
+/// FTS table `table` joined to the matched messages and their sessions.
+fn fts_tables(table: &str) -> String {
+    format!(
+        "{table} JOIN messages m ON m.id = {table}.rowid JOIN sessions s ON s.id = m.session_id"
+    )
+}
+
+/// Columns 0–9 of a hit statement (see [`Search::fts`]) but the snippet,
+/// which the caller gives.
+fn hit_row(row: &rusqlite::Row<'_>, snippet: String) -> rusqlite::Result<Row> {
+    Ok(Row {
+        hit: SearchHit {
+            id: row.get(0)?,
+            session_id: text(row.get_ref(1)?).unwrap_or_default(),
+            role: text(row.get_ref(2)?).unwrap_or_default(),
+            snippet,
+            timestamp: real(row.get_ref(5)?).unwrap_or_default(),
+            tool_name: text(row.get_ref(6)?),
+            source: text(row.get_ref(7)?),
+            model: text(row.get_ref(8)?),
+            session_started: real(row.get_ref(9)?),
+            context: Vec::new(),
+        },
+        preview: stored_preview(row.get_ref(4)?),
+    })
 }
 
 /// A snippet must be valid UTF-8: the CJK tokenizer's offset drift can cut
@@ -682,35 +719,8 @@ pub fn context_preview(content: Option<hermes_state_types::Content>) -> String {
         Some(Content::Structured(Value::String(text))) => text,
         _ => String::new(),
     };
-    cut_at_200_chars(text)
+    preview::cut_at_200_chars(text)
 }
-
-/// The first 200 characters of `text`.
-fn cut_at_200_chars(mut text: String) -> String {
-    if let Some((end, _)) = text.char_indices().nth(200) {
-        text.truncate(end);
-    }
-    text
-}
-
-/// `context_preview(decode_content(value))`, without decoding more of a
-/// long plain text than the characters kept. The 200 characters kept come
-/// from at most 800 bytes, and lossy UTF-8 decoding decides each character
-/// from at most 4 bytes ahead, so the first [`PREVIEW_HEAD`] bytes give
-/// the same 200 characters as the whole text; text with the structured
-/// content prefix is decoded in full.
-fn stored_preview(value: ValueRef<'_>) -> String {
-    if let ValueRef::Text(bytes) = value
-        && bytes.len() > PREVIEW_HEAD
-        && !bytes.starts_with(hermes_state_types::stored::CONTENT_JSON_PREFIX.as_bytes())
-    {
-        return cut_at_200_chars(String::from_utf8_lossy(&bytes[..PREVIEW_HEAD]).into_owned());
-    }
-    context_preview(decode_content(value))
-}
-
-/// Bytes of a long plain text that [`stored_preview`] decodes.
-const PREVIEW_HEAD: usize = 1024;
 
 /// The terms of the deferred-rebuild supplement: tokens of `"[^"]+"|\S+`,
 /// stripped of surrounding quotes and stars, without empty ones and

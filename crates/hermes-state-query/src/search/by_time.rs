@@ -1,12 +1,15 @@
 //! `sort = newest | oldest` on an FTS route.
 //!
-//! Pages that start within one page of the top (`offset <= limit`) run the
-//! one statement with a time bound found by a short probe
-//! ([`Search::fts_by_time_bounded`]): one walk of the matches, `snippet()`
-//! for about the page's rows only, and no second statement, so a search
-//! with few matches costs what the one statement costs. Deeper pages run
-//! the two steps below, where the bound would still leave every row above
-//! the page to the sorter.
+//! Pages that start within one page of the top (`offset <= limit`) begin
+//! with a probe that reads the first `limit + offset` visible matches from
+//! the end of the FTS index the order wants, with every column
+//! ([`Search::fts_by_time_bounded`]). When that is all the matches, or no
+//! match beyond it can be as new (old) as its worst, the page is those rows
+//! put in the one statement's order: one walk of the matches, `snippet()`
+//! for the probe's rows only, no second statement. Otherwise the one
+//! statement runs with a time bound that skips most matches' `snippet()`.
+//! Deeper pages run the two steps below, where the bound would still leave
+//! every row above the page to the sorter.
 //!
 //! The two steps:
 //! The one-statement shape (`… ORDER BY m.timestamp DESC, rank LIMIT n`)
@@ -30,11 +33,12 @@
 //! the same input order, FTS rowid order; checked by the facade test
 //! `search_shapes::search_sorted_by_time_equals_one_statement`).
 
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use rusqlite::types::Value as SqlValue;
+use rusqlite::types::{Value as SqlValue, ValueRef};
 
-use super::{Failure, Row, Search};
+use super::{Failure, Row, Search, fts_tables, hit_columns};
 use crate::error::QueryContext;
 
 impl Search<'_> {
@@ -58,8 +62,9 @@ impl Search<'_> {
         }
     }
 
-    /// The one statement `… ORDER BY m.timestamp {direction}, rank LIMIT n
-    /// OFFSET m`, with a bound on the time that lets it skip most matches.
+    /// The first page of `… ORDER BY m.timestamp {direction}, rank LIMIT n
+    /// OFFSET m` (the one statement), reading as few matches' `snippet()`
+    /// as it can.
     ///
     /// SQLite's top-N sorter computes a row's result columns (`snippet()`,
     /// the content) only when the row enters the sorter (the deferred row
@@ -67,34 +72,193 @@ impl Search<'_> {
     /// among the best `n + m` seen so far. Matches arrive in FTS rowid order,
     /// which in a store written as things happen is time order: oldest
     /// first, few rows enter; newest first, every row does, and so every
-    /// match pays its `snippet()`. The bound: a probe reads the first
-    /// `k = n + m` visible matches (same `WHERE`) walking the FTS index from
-    /// the end the order wants (rowid descending for newest first), without
-    /// the sorter or `snippet()`; if it finds `k`, the `k`-th best time is at
-    /// least as good as the worst of those `k` (`T`, their minimum for
-    /// newest first, their maximum for oldest first), so no row worse than
-    /// `T` can be among the first `k`, and `+m.timestamp >= T` (or `<= T`)
-    /// drops only rows the one statement would not return. The rows left
-    /// reach the sorter in the same relative order as without the bound, so
-    /// the answer is the one statement's, ties on time and rank included
-    /// (the sorter breaks full ties by arrival; checked by
-    /// `search_shapes::search_sorted_by_time_equals_one_statement`). The
-    /// bound is compared without affinity (`+m.timestamp`, the value bound
-    /// as read), as `min()`/`max()` and `ORDER BY` compare. When the probe
-    /// finds fewer than `k` matches there are fewer than `k` in all, and the
-    /// statement runs without a bound (each match enters the sorter once);
-    /// when it finds none, the answer is empty without it. (Running the
-    /// statement over the probe's ids only, their rowid range filtered
-    /// outside FTS5 as in the two steps, was tried for that case: 22 → 56 µs
-    /// for one match at 10k, and no gain for a filter leaving 17 of 100.)
+    /// match pays its `snippet()`.
     ///
-    /// Where rowid order is not time order the bound drops less and the
-    /// statement does more of the sorter's work; at worst it is the one
-    /// statement without a bound.
+    /// So a probe first reads the first `k = n + m` visible matches (same
+    /// `WHERE`) with every column of a hit and their rank, walking the FTS
+    /// index from the end the order wants (rowid descending for newest
+    /// first): FTS5 walks in rowid order itself, no sorter, and `snippet()`
+    /// runs for those `k` rows only. Then:
+    ///
+    /// - fewer than `k` rows: they are all the visible matches, so the page
+    ///   is these rows in the one statement's order ([`one_statement_order`]),
+    ///   and no second walk is needed;
+    /// - `k` rows: with `T` the worst of their times, a row outside the probe
+    ///   can be on the page only if its time is `T` or better; when a short
+    ///   look over the matches beyond the probe finds none
+    ///   ([`Search::beyond_the_probe`], no `snippet()`, no rank), the page
+    ///   is again the probe's rows in order. Otherwise (rowid order is not
+    ///   time order there) the one statement runs with the bound
+    ///   `+m.timestamp >= T` (`<= T` oldest first, rows without a time
+    ///   kept): no row worse than `T` can be among the first `k`, so the
+    ///   bound drops only rows the one statement would not return, and rank,
+    ///   the session look-up and `snippet()` are skipped for them. The rows
+    ///   left reach the sorter in the same relative order as without the
+    ///   bound, so the answer is the one statement's.
+    ///
+    /// The probe's order is used only when every time and rank it read is a
+    /// REAL (a v23 `timestamp` column has REAL affinity, so integers come
+    /// back as REALs too): two REALs compare as SQLite compares them. Any
+    /// other value (NULL, text) sends the search to the earlier shape: a
+    /// probe of the times only, then the one statement with the bound when
+    /// that probe found `k`, without it otherwise.
+    ///
+    /// Ties on time and rank are put in the order SQLite's sorter gives
+    /// them, arrival order, which is FTS rowid order, ascending. Snippets of
+    /// rows above the page are never decoded (an invalid one is an error of
+    /// the route only when the one statement hands it out). All of it is
+    /// checked against the one statement by
+    /// `search_shapes::search_sorted_by_time_equals_one_statement`, on a
+    /// store written in time order and on one that is not.
     fn fts_by_time_bounded(
         &self,
         table: &str,
+        params: Vec<SqlValue>,
+        filters: &str,
+        direction: &str,
+    ) -> Result<Vec<Row>, Failure> {
+        let what = format!("searching {table} by time");
+        let wanted = i64::from(self.options.limit) + i64::from(self.options.offset);
+        let probe_order = if direction == "DESC" { "DESC" } else { "ASC" };
+        let probe_sql = format!(
+            "SELECT {columns}, rank FROM {tables}
+             WHERE {table} MATCH ?1{filters}
+             ORDER BY {table}.rowid {probe_order} LIMIT {wanted}",
+            columns = hit_columns(table),
+            tables = fts_tables(table),
+        );
+        super::in_read_snapshot(self.conn, || {
+            let probed = self.probe(&probe_sql, params.clone(), &what)?;
+            if probed.is_empty() {
+                // No visible match at all.
+                return Ok(Vec::new());
+            }
+            let Some(keys) = probed.iter().map(|p| p.keys).collect::<Option<Vec<_>>>() else {
+                return self.fts_by_time_probing_times(table, params, filters, direction);
+            };
+            let found = probed.len() as i64;
+            if found == wanted {
+                let times = keys.iter().map(|(time, _)| *time);
+                let (bound, edge) = if direction == "DESC" {
+                    let edge = probed.iter().map(|p| p.row.hit.id).min();
+                    (times.fold(f64::INFINITY, f64::min), edge)
+                } else {
+                    let edge = probed.iter().map(|p| p.row.hit.id).max();
+                    (times.fold(f64::NEG_INFINITY, f64::max), edge)
+                };
+                let edge = edge.unwrap_or_default();
+                if self.beyond_the_probe(table, &params, filters, direction, edge, bound)? {
+                    return self.one_statement(
+                        table,
+                        params,
+                        filters,
+                        direction,
+                        Some(SqlValue::Real(bound)),
+                        &what,
+                    );
+                }
+            }
+            self.page_of(probed, direction, &what)
+        })
+    }
+
+    /// The probe's rows in the one statement's order, cut to the page, their
+    /// snippets decoded.
+    fn page_of(
+        &self,
+        probed: Vec<Probed>,
+        direction: &str,
+        what: &str,
+    ) -> Result<Vec<Row>, Failure> {
+        let mut probed = probed;
+        probed.sort_by(|a, b| one_statement_order(a, b, direction));
+        probed
+            .into_iter()
+            .skip(self.options.offset as usize)
+            .take(self.options.limit as usize)
+            .map(|mut p| {
+                p.row.hit.snippet = super::snippet_text((&p.snippet).into())
+                    .context(what)
+                    .map_err(|e| Failure::Run(e.into()))?;
+                Ok(p.row)
+            })
+            .collect()
+    }
+
+    /// Whether a visible match beyond the probe (rowids past `edge` in the
+    /// probe's direction) has a time as good as `bound` or better — rows
+    /// without a time count oldest first, where they sort first.
+    fn beyond_the_probe(
+        &self,
+        table: &str,
+        params: &[SqlValue],
+        filters: &str,
+        direction: &str,
+        edge: i64,
+        bound: f64,
+    ) -> Result<bool, Failure> {
+        let what = format!("searching {table} by time");
+        let (e, b) = (params.len() + 1, params.len() + 2);
+        let beyond = if direction == "DESC" {
+            format!("{table}.rowid < ?{e} AND +m.timestamp >= ?{b}")
+        } else {
+            format!("{table}.rowid > ?{e} AND (+m.timestamp <= ?{b} OR +m.timestamp IS NULL)")
+        };
+        let sql = format!(
+            "SELECT 1 FROM {tables} WHERE {table} MATCH ?1{filters} AND {beyond} LIMIT 1",
+            tables = fts_tables(table),
+        );
+        let mut values = params.to_vec();
+        values.push(SqlValue::Integer(edge));
+        values.push(SqlValue::Real(bound));
+        self.conn
+            .prepare_cached(&sql)
+            .context(&what)
+            .map_err(|e| Failure::Prepare(e.into()))?
+            .exists(rusqlite::params_from_iter(values))
+            .context(&what)
+            .map_err(|e| Failure::Run(e.into()))
+    }
+
+    /// The one statement, with `+m.timestamp` bounded by `bound` when given.
+    fn one_statement(
+        &self,
+        table: &str,
         mut params: Vec<SqlValue>,
+        filters: &str,
+        direction: &str,
+        bound: Option<SqlValue>,
+        what: &str,
+    ) -> Result<Vec<Row>, Failure> {
+        let n = params.len() + 1;
+        let bound_clause = match (&bound, direction) {
+            (None, _) => String::new(),
+            (Some(_), "DESC") => format!(" AND +m.timestamp >= ?{n}"),
+            (Some(_), _) => format!(" AND (+m.timestamp <= ?{n} OR +m.timestamp IS NULL)"),
+        };
+        params.extend(bound);
+        let sql = format!(
+            "SELECT {columns} FROM {tables}
+             WHERE {table} MATCH ?1{filters}{bound_clause}
+             ORDER BY m.timestamp {direction}, rank {}",
+            self.paging_literals(),
+            columns = hit_columns(table),
+            tables = fts_tables(table),
+        );
+        self.run_cached(&sql, params, what)
+    }
+
+    /// The earlier shape, for matches whose times are not all REALs: a probe
+    /// of the first `k` visible matches' times, then the one statement,
+    /// bounded by the worst of those times when the probe found `k` (and,
+    /// newest first, all `k` have a time, since rows without one sort last
+    /// there), unbounded otherwise. The bound is compared without affinity
+    /// (`+m.timestamp`, the value bound as read), as `min()`/`max()` and
+    /// `ORDER BY` compare.
+    fn fts_by_time_probing_times(
+        &self,
+        table: &str,
+        params: Vec<SqlValue>,
         filters: &str,
         direction: &str,
     ) -> Result<Vec<Row>, Failure> {
@@ -107,70 +271,64 @@ impl Search<'_> {
         };
         let probe_sql = format!(
             "SELECT count(*), count(t), {best}(t) FROM (
-                 SELECT m.timestamp AS t
-                 FROM {table} JOIN messages m ON m.id = {table}.rowid
-                 JOIN sessions s ON s.id = m.session_id
+                 SELECT m.timestamp AS t FROM {tables}
                  WHERE {table} MATCH ?1{filters}
-                 ORDER BY {table}.rowid {probe_order} LIMIT {wanted})"
+                 ORDER BY {table}.rowid {probe_order} LIMIT {wanted})",
+            tables = fts_tables(table),
         );
-        super::in_read_snapshot(self.conn, || {
-            let (found, timed, bound) = self.probe(&probe_sql, params.clone(), &what)?;
-            if found == 0 {
-                // No visible match at all.
-                return Ok(Vec::new());
-            }
-            let n = params.len() + 1;
-            // Newest first: rows without a time sort last, so the bound
-            // needs `wanted` rows with one. Oldest first: they sort first,
-            // so they are kept, and one row with a time gives the bound.
-            let bound_clause = match direction {
-                "DESC" if found == wanted && timed == wanted => {
-                    format!(" AND +m.timestamp >= ?{n}")
-                }
-                "ASC" if found == wanted && timed > 0 => {
-                    format!(" AND (+m.timestamp <= ?{n} OR +m.timestamp IS NULL)")
-                }
-                _ => String::new(),
-            };
-            if !bound_clause.is_empty() {
-                params.push(bound);
-            }
-            let sql = format!(
-                "SELECT m.id, m.session_id, m.role,
-                        snippet({table}, -1, '>>>', '<<<', '...', 40) AS snippet,
-                        m.content, m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started
-                 FROM {table} JOIN messages m ON m.id = {table}.rowid
-                 JOIN sessions s ON s.id = m.session_id
-                 WHERE {table} MATCH ?1{filters}{bound_clause}
-                 ORDER BY m.timestamp {direction}, rank {}",
-                self.paging_literals()
-            );
-            self.run_cached(&sql, params, &what)
-        })
+        let mut stmt = self
+            .conn
+            .prepare_cached(&probe_sql)
+            .context(&what)
+            .map_err(|e| Failure::Prepare(e.into()))?;
+        let (found, timed, bound) = stmt
+            .query_row(rusqlite::params_from_iter(params.clone()), |row| {
+                Ok((
+                    row.get::<_, i64>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, SqlValue>(2)?,
+                ))
+            })
+            .context(&what)
+            .map_err(|e| Failure::Run(e.into()))?;
+        let bounded = match direction {
+            "DESC" => found == wanted && timed == wanted,
+            _ => found == wanted && timed > 0,
+        };
+        self.one_statement(
+            table,
+            params,
+            filters,
+            direction,
+            bounded.then_some(bound),
+            &what,
+        )
     }
 
-    /// The probe of [`Search::fts_by_time_bounded`]: how many matches it
-    /// read, how many of them have a time, and the worst of those times.
-    fn probe(
-        &self,
-        sql: &str,
-        params: Vec<SqlValue>,
-        what: &str,
-    ) -> Result<(i64, i64, SqlValue), Failure> {
+    /// The rows of the probe of [`Search::fts_by_time_bounded`].
+    fn probe(&self, sql: &str, params: Vec<SqlValue>, what: &str) -> Result<Vec<Probed>, Failure> {
         let mut stmt = self
             .conn
             .prepare_cached(sql)
             .context(what)
             .map_err(|e| Failure::Prepare(e.into()))?;
-        stmt.query_row(rusqlite::params_from_iter(params), |row| {
-            Ok((
-                row.get::<_, i64>(0)?,
-                row.get::<_, i64>(1)?,
-                row.get::<_, SqlValue>(2)?,
-            ))
-        })
-        .context(what)
-        .map_err(|e| Failure::Run(e.into()))
+        let rows = stmt
+            .query_map(rusqlite::params_from_iter(params), |row| {
+                let keys = match (row.get_ref(5)?, row.get_ref(10)?) {
+                    (ValueRef::Real(time), ValueRef::Real(rank)) => Some((time, rank)),
+                    _ => None,
+                };
+                Ok(Probed {
+                    row: super::hit_row(row, String::new())?,
+                    snippet: row.get(3)?,
+                    keys,
+                })
+            })
+            .context(what)
+            .map_err(|e| Failure::Run(e.into()))?;
+        rows.collect::<Result<_, _>>()
+            .context(what)
+            .map_err(|e| Failure::Run(e.into()))
     }
 
     /// The ids first (no `snippet()`, no content), then the rows of those
@@ -186,21 +344,18 @@ impl Search<'_> {
         let what = format!("searching {table} by time");
         let match_text = params.first().cloned().unwrap_or(SqlValue::Null);
         let ids_sql = format!(
-            "SELECT m.id
-             FROM {table} JOIN messages m ON m.id = {table}.rowid
-             JOIN sessions s ON s.id = m.session_id
+            "SELECT m.id FROM {tables}
              WHERE {table} MATCH ?1{filters}
              ORDER BY m.timestamp {direction}, rank {}",
-            self.paging_literals()
+            self.paging_literals(),
+            tables = fts_tables(table),
         );
         let rows_sql = format!(
-            "SELECT m.id, m.session_id, m.role,
-                    snippet({table}, -1, '>>>', '<<<', '...', 40) AS snippet,
-                    m.content, m.timestamp, m.tool_name, s.source, s.model, s.started_at AS session_started
-             FROM {table} JOIN messages m ON m.id = {table}.rowid
-             JOIN sessions s ON s.id = m.session_id
+            "SELECT {columns} FROM {tables}
              WHERE {table} MATCH ?1 AND {table}.rowid BETWEEN ?3 AND ?4
-               AND +{table}.rowid IN (SELECT value FROM json_each(?2))"
+               AND +{table}.rowid IN (SELECT value FROM json_each(?2))",
+            columns = hit_columns(table),
+            tables = fts_tables(table),
         );
         super::in_read_snapshot(self.conn, || {
             let ids = self.ids(&ids_sql, params, &what)?;
@@ -245,4 +400,32 @@ impl Search<'_> {
             .context(what)
             .map_err(|e| Failure::Run(e.into()))
     }
+}
+
+/// A row of the probe of [`Search::fts_by_time_bounded`]: the hit, its
+/// snippet as read (decoded only if it is on the page), and its time and
+/// rank when both are REALs.
+struct Probed {
+    row: Row,
+    snippet: SqlValue,
+    keys: Option<(f64, f64)>,
+}
+
+/// `ORDER BY m.timestamp {direction}, rank` as SQLite's sorter orders
+/// matches that arrive in rowid order: time, then rank (ascending), then
+/// arrival (the sorter's sequence number), that is rowid, ascending. Only
+/// for rows whose time and rank are REALs (never NaN in SQLite), which
+/// compare as numbers do (`-0.0` equals `0.0`).
+fn one_statement_order(a: &Probed, b: &Probed, direction: &str) -> Ordering {
+    let ((a_time, a_rank), (b_time, b_rank)) =
+        (a.keys.unwrap_or_default(), b.keys.unwrap_or_default());
+    let by_time = if direction == "DESC" {
+        b_time.partial_cmp(&a_time)
+    } else {
+        a_time.partial_cmp(&b_time)
+    };
+    by_time
+        .unwrap_or(Ordering::Equal)
+        .then(a_rank.partial_cmp(&b_rank).unwrap_or(Ordering::Equal))
+        .then(a.row.hit.id.cmp(&b.row.hit.id))
 }

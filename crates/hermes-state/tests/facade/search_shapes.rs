@@ -16,28 +16,40 @@ use serde_json::json;
 /// some pairs tie on rank too), contents are short, long (over 1 KB, with
 /// CJK and emoji) or structured.
 fn store() -> (tempfile::TempDir, SessionDb) {
+    store_written(false)
+}
+
+/// Three sessions of 40 messages; two messages per timestamp, the sessions'
+/// times interleaved. Written session after session (rowid order is not
+/// time order), or `in_time_order` (rowid order is time order, ties kept).
+fn store_written(in_time_order: bool) -> (tempfile::TempDir, SessionDb) {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = SessionDb::open(dir.path().join("state.db")).expect("open");
     for s in 0..3 {
-        let id = format!("s{s}");
-        db.create_session(&NewSession::new(&id, "cli"))
+        db.create_session(&NewSession::new(format!("s{s}"), "cli"))
             .expect("session");
-        for i in 0..40 {
-            let word = if i % 4 < 2 { "lantern" } else { "harbor" };
-            let message = NewMessage::new(&id, if i % 2 == 0 { "user" } else { "assistant" });
-            let message = match i % 5 {
-                0 => message.content(format!("{word} {}", "长文本🙂 é ".repeat(90 + i))),
-                1 => message.content(json!([
-                    {"type": "text", "text": format!("{word} picture {i}")},
-                    {"type": "image_url", "image_url": {"url": "x"}}
-                ])),
-                _ => message.content(format!("{word} message {i} of {id}")),
-            };
-            // Two messages per timestamp, sessions interleaved in time.
-            let timestamp = 1000.0 + (i / 2) as f64 + s as f64 * 0.25;
-            db.append_message(&message.timestamp(timestamp))
-                .expect("append");
-        }
+    }
+    let mut order: Vec<(usize, usize)> =
+        (0..3).flat_map(|s| (0..40).map(move |i| (s, i))).collect();
+    if in_time_order {
+        order.sort_by_key(|&(s, i)| (i / 2, s, i % 2));
+    }
+    for (s, i) in order {
+        let id = format!("s{s}");
+        let word = if i % 4 < 2 { "lantern" } else { "harbor" };
+        let message = NewMessage::new(&id, if i % 2 == 0 { "user" } else { "assistant" });
+        let message = match i % 5 {
+            0 => message.content(format!("{word} {}", "长文本🙂 é ".repeat(90 + i))),
+            1 => message.content(json!([
+                {"type": "text", "text": format!("{word} picture {i}")},
+                {"type": "image_url", "image_url": {"url": "x"}}
+            ])),
+            _ => message.content(format!("{word} message {i} of {id}")),
+        };
+        // Two messages per timestamp, sessions interleaved in time.
+        let timestamp = 1000.0 + (i / 2) as f64 + s as f64 * 0.25;
+        db.append_message(&message.timestamp(timestamp))
+            .expect("append");
     }
     (dir, db)
 }
@@ -123,7 +135,23 @@ fn search_context_of_many_hits_equals_per_hit_lookups() {
 /// filters that leave fewer matches than the page, or none.
 #[test]
 fn search_sorted_by_time_equals_one_statement() {
-    let (_dir, db) = store();
+    for (in_time_order, not_all_reals) in [(false, false), (true, false), (true, true)] {
+        sorted_by_time_equals_one_statement(in_time_order, not_all_reals);
+    }
+}
+
+/// `not_all_reals`: some times are text (`timestamp` is `NOT NULL`), which
+/// SQLite orders after every number.
+fn sorted_by_time_equals_one_statement(in_time_order: bool, not_all_reals: bool) {
+    let (dir, db) = store_written(in_time_order);
+    if not_all_reals {
+        crate::common::setup_connection(&dir.path().join("state.db"))
+            .execute_batch(
+                "UPDATE messages SET timestamp = 'x' WHERE id % 7 = 0;
+                 UPDATE messages SET timestamp = 'late' WHERE id = 101;",
+            )
+            .expect("times that are not REALs");
+    }
     let roles: [(Option<Vec<String>>, &str); 4] = [
         (None, ""),
         (Some(vec!["user".to_owned()]), " AND m.role IN ('user')"),
@@ -149,6 +177,12 @@ fn search_sorted_by_time_equals_one_statement() {
                 (29, 0),
                 (30, 0),
                 (31, 0),
+                // Written in time order, newest first, the probe of these
+                // ends on one message of a pair tied on time and rank whose
+                // other message (the lower rowid, so first in the answer)
+                // lies beyond it.
+                (7, 0),
+                (6, 3),
             ] {
                 let options = SearchOptions {
                     limit,
@@ -184,7 +218,7 @@ fn search_sorted_by_time_equals_one_statement() {
                     .expect("read");
                 assert_eq!(
                     got, expected,
-                    "sort {sort}{clause}, limit {limit}, offset {offset}"
+                    "sort {sort}{clause}, limit {limit}, offset {offset}, in time order: {in_time_order}, not all REALs: {not_all_reals}"
                 );
                 // 60 lantern messages, 30 of each role, none from a tool.
                 let matches = match *clause {
