@@ -105,8 +105,13 @@ impl Search<'_> {
     ///
     /// Ties on time and rank are put in the order SQLite's sorter gives
     /// them, arrival order, which is FTS rowid order, ascending. Snippets of
-    /// rows above the page are never decoded (an invalid one is an error of
-    /// the route only when the one statement hands it out). All of it is
+    /// probe rows off the page are never decoded (one that is not UTF-8 is
+    /// an error of the route only when the one statement hands it out;
+    /// `search_shapes::by_time_a_snippet_that_cannot_be_decoded_off_the_page_is_no_error`).
+    /// An error SQLite itself raises while computing a `snippet()` (the
+    /// tokenizer, a damaged index) can come from a probe row the one
+    /// statement would not have computed it for; the bounded statement has
+    /// the same gap, and either is a failure of the file, not an answer. All of it is
     /// checked against the one statement by
     /// `search_shapes::search_sorted_by_time_equals_one_statement`, on a
     /// store written in time order and on one that is not.
@@ -177,9 +182,11 @@ impl Search<'_> {
             .skip(self.options.offset as usize)
             .take(self.options.limit as usize)
             .map(|mut p| {
-                p.row.hit.snippet = super::snippet_text((&p.snippet).into())
-                    .context(what)
-                    .map_err(|e| Failure::Run(e.into()))?;
+                if let Some(bytes) = p.snippet_text {
+                    p.row.hit.snippet = super::snippet_text(ValueRef::Text(&bytes))
+                        .context(what)
+                        .map_err(|e| Failure::Run(e.into()))?;
+                }
                 Ok(p.row)
             })
             .collect()
@@ -286,7 +293,7 @@ impl Search<'_> {
                 Ok((
                     row.get::<_, i64>(0)?,
                     row.get::<_, i64>(1)?,
-                    row.get::<_, SqlValue>(2)?,
+                    bindable(row.get_ref(2)?),
                 ))
             })
             .context(&what)
@@ -295,14 +302,9 @@ impl Search<'_> {
             "DESC" => found == wanted && timed == wanted,
             _ => found == wanted && timed > 0,
         };
-        self.one_statement(
-            table,
-            params,
-            filters,
-            direction,
-            bounded.then_some(bound),
-            &what,
-        )
+        // Without a bound that can be bound back, the statement runs whole.
+        let bound = bound.filter(|_| bounded);
+        self.one_statement(table, params, filters, direction, bound, &what)
     }
 
     /// The rows of the probe of [`Search::fts_by_time_bounded`].
@@ -318,9 +320,15 @@ impl Search<'_> {
                     (ValueRef::Real(time), ValueRef::Real(rank)) => Some((time, rank)),
                     _ => None,
                 };
+                // A text snippet is kept as bytes: it may not be UTF-8, which
+                // is an error only if the row is on the page.
+                let (snippet_text, snippet) = match row.get_ref(3)? {
+                    ValueRef::Text(bytes) => (Some(bytes.to_vec()), String::new()),
+                    other => (None, super::snippet_text(other)?),
+                };
                 Ok(Probed {
-                    row: super::hit_row(row, String::new())?,
-                    snippet: row.get(3)?,
+                    row: super::hit_row(row, snippet)?,
+                    snippet_text,
                     keys,
                 })
             })
@@ -402,12 +410,26 @@ impl Search<'_> {
     }
 }
 
+/// `value` as a parameter to bind back, `None` for text that is not UTF-8
+/// (a time no `rusqlite` string can hold).
+fn bindable(value: ValueRef<'_>) -> Option<SqlValue> {
+    Some(match value {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(i) => SqlValue::Integer(i),
+        ValueRef::Real(f) => SqlValue::Real(f),
+        ValueRef::Text(bytes) => SqlValue::Text(std::str::from_utf8(bytes).ok()?.to_owned()),
+        ValueRef::Blob(bytes) => SqlValue::Blob(bytes.to_vec()),
+    })
+}
+
 /// A row of the probe of [`Search::fts_by_time_bounded`]: the hit, its
 /// snippet as read (decoded only if it is on the page), and its time and
 /// rank when both are REALs.
 struct Probed {
     row: Row,
-    snippet: SqlValue,
+    /// The snippet's bytes when it is text (the row's own snippet is set
+    /// from them on the page); other values are decoded into the row.
+    snippet_text: Option<Vec<u8>>,
     keys: Option<(f64, f64)>,
 }
 

@@ -141,14 +141,14 @@ fn search_sorted_by_time_equals_one_statement() {
 }
 
 /// `not_all_reals`: some times are text (`timestamp` is `NOT NULL`), which
-/// SQLite orders after every number.
+/// SQLite orders after every number; three of them not UTF-8.
 fn sorted_by_time_equals_one_statement(in_time_order: bool, not_all_reals: bool) {
     let (dir, db) = store_written(in_time_order);
     if not_all_reals {
         crate::common::setup_connection(&dir.path().join("state.db"))
             .execute_batch(
                 "UPDATE messages SET timestamp = 'x' WHERE id % 7 = 0;
-                 UPDATE messages SET timestamp = 'late' WHERE id = 101;",
+                 UPDATE messages SET timestamp = CAST(X'C3A9C3' AS TEXT) WHERE id IN (101, 102, 103);",
             )
             .expect("times that are not REALs");
     }
@@ -362,4 +362,46 @@ fn a_latin_word_glued_to_cjk_text_is_found_by_the_cjk_leg_only() {
         .expect("search");
     assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![id]);
     assert!(hits[0].snippet.contains(">>>yr<<<"), "{}", hits[0].snippet);
+}
+
+/// The CJK tokenizer's offset drift cuts the snippet of `Café数据库` inside a
+/// character (`api.md` §8.4, `schema-v23.md` §10.6): the CJK route fails
+/// only when the one statement hands that row out. By time, a page that
+/// leaves it out — below the page, or above it through the offset — is the
+/// CJK index's answer, as the one statement's is.
+#[test]
+fn by_time_a_snippet_that_cannot_be_decoded_off_the_page_is_no_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    db.create_session(&NewSession::new("s", "cli"))
+        .expect("session");
+    for (content, timestamp) in [
+        ("数据 ok", 2000.0),
+        ("Café数据库", 1000.0),
+        ("Café数据库", 3000.0),
+    ] {
+        db.append_message(
+            &NewMessage::new("s", "user")
+                .content(content)
+                .timestamp(timestamp),
+        )
+        .expect("append");
+    }
+    let page = |sort: &str, limit: u32, offset: u32| {
+        let options = SearchOptions {
+            limit,
+            offset,
+            sort: Some(sort.to_owned()),
+            ..SearchOptions::default()
+        };
+        db.search_messages("数据", &options)
+            .expect("search")
+            .into_iter()
+            .map(|h| (h.id, h.snippet))
+            .collect::<Vec<_>>()
+    };
+    let on_the_cjk_route = vec![(1, ">>>数据<<< ok".to_owned())];
+    // The bad rows are the newest and the oldest; id 1 lies between them.
+    assert_eq!(page("newest", 1, 1), on_the_cjk_route);
+    assert_eq!(page("oldest", 1, 1), on_the_cjk_route);
 }
