@@ -151,22 +151,13 @@ fn run(size: u64, rounds: usize, filter: Option<&str>) {
                     times[side].push(Duration::ZERO);
                     continue;
                 }
-                let raw = if side < 3 { &baseline } else { &literal };
+                let raw = match side {
+                    0..=2 => &baseline,
+                    3 | 4 => &literal,
+                    _ => &control,
+                };
                 let t = Instant::now();
                 match side {
-                    5 => {
-                        std::hint::black_box(
-                            control
-                                .search_with_context(
-                                    case.table,
-                                    &case.match_text,
-                                    &filters,
-                                    20,
-                                    order,
-                                )
-                                .expect("search"),
-                        );
-                    }
                     0 => {
                         std::hint::black_box(
                             db.search_messages(&case.query, &options).expect("search"),

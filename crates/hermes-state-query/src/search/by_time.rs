@@ -123,7 +123,7 @@ impl Search<'_> {
         direction: &str,
     ) -> Result<Vec<Row>, Failure> {
         let what = format!("searching {table} by time");
-        let wanted = i64::from(self.options.limit) + i64::from(self.options.offset);
+        let wanted = self.first_rows_wanted();
         let probe_order = if direction == "DESC" { "DESC" } else { "ASC" };
         let probe_sql = format!(
             "SELECT {columns}, rank FROM {tables}
@@ -165,6 +165,12 @@ impl Search<'_> {
             }
             self.page_of(probed, direction, &what)
         })
+    }
+
+    /// `limit + offset`: the rows a probe reads, the first `k` of the one
+    /// statement's order that the page is cut from.
+    fn first_rows_wanted(&self) -> i64 {
+        i64::from(self.options.limit) + i64::from(self.options.offset)
     }
 
     /// The probe's rows in the one statement's order, cut to the page, their
@@ -270,7 +276,7 @@ impl Search<'_> {
         direction: &str,
     ) -> Result<Vec<Row>, Failure> {
         let what = format!("searching {table} by time");
-        let wanted = i64::from(self.options.limit) + i64::from(self.options.offset);
+        let wanted = self.first_rows_wanted();
         let (probe_order, best) = if direction == "DESC" {
             ("DESC", "min")
         } else {
