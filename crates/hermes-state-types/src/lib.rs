@@ -14,6 +14,7 @@
 pub mod civil;
 mod content;
 mod delegation;
+pub mod dynamic;
 mod error_kind;
 mod message;
 pub mod pyjson;

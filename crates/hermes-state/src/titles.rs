@@ -7,6 +7,14 @@ use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 
 impl SessionDb {
+    /// The original's static `sanitize_title` (`api.md` §6.1): the title as
+    /// it would be stored (whitespace collapsed, invisible characters
+    /// removed), `None` for a title that normalises to nothing; longer than
+    /// 100 characters is [`crate::ErrorKind::InvalidInput`]. Needs no store.
+    pub fn sanitize_title(title: Option<&str>) -> Result<Option<String>> {
+        Ok(titles::sanitize_title(title)?)
+    }
+
     /// Sets (or with `None`, clears) a session's title; returns whether the
     /// session exists.
     ///

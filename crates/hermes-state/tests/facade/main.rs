@@ -20,6 +20,7 @@ mod hostile;
 mod interop;
 mod maintenance;
 mod reliability;
+mod replay;
 mod search;
 mod search_shapes;
 mod titles;
