@@ -191,7 +191,11 @@ fn word_route(
         sort_prefix(options),
         paging(options, &mut params)
     );
-    run(tx, &sql, &params, |row| row.get("snippet"))
+    // `ts_headline` of a NULL content (a tool call without text) is NULL;
+    // FTS5's `snippet()` gives the empty string there.
+    run(tx, &sql, &params, |row| {
+        row.get::<_, Option<String>>("snippet").unwrap_or_default()
+    })
 }
 
 fn substring_route(

@@ -13,7 +13,7 @@ use std::path::Path;
 use hermes_state::{
     AutoArchiveOptions, AutoPruneOptions, AuxiliaryUsage, GatewayPeer, MessagePage, NewMessage,
     NewSession, PeerLookup, PruneFilters, PruneOptions, RichListOptions, SearchOptions, SessionDb,
-    TokenUpdate,
+    SessionStore, TokenUpdate,
 };
 use hermes_state_types::dynamic::{content_from_json, new_message_from_dict, python_float};
 use serde::Serialize;
@@ -29,7 +29,7 @@ fn json(value: impl Serialize) -> Value {
 }
 
 /// Makes one call; the answer as the trace records it.
-pub fn call(db: &SessionDb, op: &str, args: &Args<'_>) -> Call<Value> {
+pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
     match op {
         // §2.1 sessions
         "create_session" => {
@@ -140,7 +140,8 @@ pub fn call(db: &SessionDb, op: &str, args: &Args<'_>) -> Call<Value> {
         }
         "backfill_repo_roots" => {
             args.only(&["cwd_to_root"])?;
-            db.backfill_repo_roots(args.string_pairs("cwd_to_root")?)?;
+            let pairs = args.string_pairs("cwd_to_root")?;
+            db.backfill_repo_roots(&borrowed_pairs(&pairs))?;
             Ok(NONE)
         }
         "set_session_archived" => {
@@ -633,7 +634,7 @@ pub fn call(db: &SessionDb, op: &str, args: &Args<'_>) -> Call<Value> {
         "delete_sessions" => {
             args.only(&["session_ids", "sessions_dir"])?;
             let ids = args.opt_strings("session_ids")?.unwrap_or_default();
-            Ok(json(db.delete_sessions(&ids, None::<&Path>)?))
+            Ok(json(db.delete_sessions(&borrowed(&ids), None::<&Path>)?))
         }
         "count_empty_sessions" => {
             args.only(&[])?;
@@ -735,8 +736,9 @@ pub fn call(db: &SessionDb, op: &str, args: &Args<'_>) -> Call<Value> {
         }
         "replace_gateway_routing_entries" => {
             args.only(&["entries", "scope"])?;
+            let pairs = args.string_pairs("entries")?;
             db.replace_gateway_routing_entries(
-                args.string_pairs("entries")?,
+                &borrowed_pairs(&pairs),
                 args.opt_str("scope")?.unwrap_or(""),
             )?;
             Ok(NONE)
@@ -750,7 +752,10 @@ pub fn call(db: &SessionDb, op: &str, args: &Args<'_>) -> Call<Value> {
         "delete_gateway_routing_entries" => {
             args.only(&["session_keys", "scope"])?;
             let keys = args.opt_strings("session_keys")?.unwrap_or_default();
-            db.delete_gateway_routing_entries(&keys, args.opt_str("scope")?.unwrap_or(""))?;
+            db.delete_gateway_routing_entries(
+                &borrowed(&keys),
+                args.opt_str("scope")?.unwrap_or(""),
+            )?;
             Ok(NONE)
         }
         "list_gateway_sessions" => {
@@ -805,19 +810,19 @@ pub fn call(db: &SessionDb, op: &str, args: &Args<'_>) -> Call<Value> {
         // Maintenance of the file.
         "vacuum" => {
             args.only(&[])?;
-            Ok(json(db.vacuum()?))
+            Ok(json(file_only(db, "vacuum")?.vacuum()?))
         }
         "optimize_fts" => {
             args.only(&[])?;
-            Ok(json(db.optimize_fts()?))
+            Ok(json(file_only(db, "optimize_fts")?.optimize_fts()?))
         }
         "rebuild_fts" => {
             args.only(&[])?;
-            Ok(json(db.rebuild_fts()?))
+            Ok(json(file_only(db, "rebuild_fts")?.rebuild_fts()?))
         }
         "close" => {
             args.only(&[])?;
-            db.close()?;
+            file_only(db, "close")?.close()?;
             Ok(NONE)
         }
         other => panic!("the replay knows no operation {other:?}: add it to dispatch.rs"),
@@ -987,6 +992,29 @@ fn string(value: &Value) -> Call<&str> {
             super::args::python_type(value)
         ))
     })
+}
+
+/// The SQLite file's own operations (maintenance of the file, closing the
+/// handle): not part of the store contract, so a server backend has none.
+fn file_only<'s>(store: &'s dyn SessionStore, op: &str) -> Call<&'s SessionDb> {
+    store.as_sqlite().ok_or_else(|| CallError::Boundary {
+        kind: FILE_ONLY,
+        message: format!("{op} is an operation of the SQLite file"),
+    })
+}
+
+/// The kind of a file-only operation asked of a server backend.
+pub const FILE_ONLY: &str = "backend.file_only";
+
+fn borrowed(items: &[String]) -> Vec<&str> {
+    items.iter().map(String::as_str).collect()
+}
+
+fn borrowed_pairs(pairs: &[(String, String)]) -> Vec<(&str, &str)> {
+    pairs
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect()
 }
 
 fn owned(text: Option<&str>) -> Option<String> {

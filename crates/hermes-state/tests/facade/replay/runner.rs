@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use hermes_state::{FixedClock, SessionDb, StoreOptions};
+use hermes_state::{FixedClock, SessionDb, SessionStore, StoreOptions};
 use serde_json::{Map, Value, json};
 
 use super::args::{Args, CallError};
@@ -21,16 +21,27 @@ pub struct Replayed {
 
 pub fn replay(script: &Value, dir: &Path) -> Replayed {
     let path = dir.join("state.db");
-    // A script names it `open_clock`; a trace (also a valid script) `open.clock`.
-    let open_clock = open_clock(script);
-    let clock = FixedClock::new(open_clock);
-    let open = |clock: &Arc<FixedClock>| {
+    let ops = replay_on(script, |clock| {
         let options = StoreOptions {
             clock: Some(clock.clone()),
             ..StoreOptions::default()
         };
-        SessionDb::open_with(&path, &options).expect("open the replay's store")
-    };
+        Box::new(SessionDb::open_with(&path, &options).expect("open the replay's store"))
+    });
+    Replayed {
+        ops,
+        final_dump: super::dump::dump_file(&path),
+    }
+}
+
+/// Replays the script on stores `open` gives (a new handle at the start and
+/// at each `$reopen`, after the previous one was closed and dropped); every
+/// op record with its outcome.
+pub fn replay_on(
+    script: &Value,
+    mut open: impl FnMut(&Arc<FixedClock>) -> Box<dyn SessionStore>,
+) -> Vec<Value> {
+    let clock = FixedClock::new(open_clock(script));
     let mut db = open(&clock);
     let mut saved: BTreeMap<String, Value> = BTreeMap::new();
     let mut records = Vec::new();
@@ -39,7 +50,8 @@ pub fn replay(script: &Value, dir: &Path) -> Replayed {
         let name = op["op"].as_str().expect("op name");
         clock.set(op["clock"].as_f64().expect("clock"));
         if name == "$reopen" {
-            let _ = db.close();
+            close(db.as_ref());
+            drop(db);
             db = open(&clock);
             record["outcome"] = json!({"ok": true, "value": null});
             records.push(record);
@@ -51,7 +63,7 @@ pub fn replay(script: &Value, dir: &Path) -> Replayed {
             record["resolved"] = Value::Object(used);
         }
         let args_map = args.as_object().expect("args is an object");
-        let outcome = match dispatch::call(&db, name, &Args::new(name, args_map)) {
+        let outcome = match dispatch::call(db.as_ref(), name, &Args::new(name, args_map)) {
             Ok(value) => json!({"ok": true, "value": value}),
             Err(error) => {
                 let (kind, message) = match &error {
@@ -72,11 +84,15 @@ pub fn replay(script: &Value, dir: &Path) -> Replayed {
         record["outcome"] = outcome;
         records.push(record);
     }
-    let _ = db.close();
-    drop(db);
-    Replayed {
-        ops: records,
-        final_dump: super::dump::dump_file(&path),
+    close(db.as_ref());
+    records
+}
+
+/// Closes a SQLite handle (a server store has nothing to close but its
+/// pool, which dropping the handle closes).
+fn close(store: &dyn SessionStore) {
+    if let Some(db) = store.as_sqlite() {
+        let _ = db.close();
     }
 }
 

@@ -1,0 +1,182 @@
+//! Generated scripts of other seeds (`apidiff/gen.py`): no trace of the
+//! original exists for them, so they check two things — every call on
+//! SQLite ends in an answer or in one of the original's error kinds (never a
+//! panic, never an error the original could not raise), and the PostgreSQL
+//! backend gives the same answers as SQLite, up to the differences
+//! docs/POSTGRES.md documents. Each such difference is one named rule of
+//! [`excluded_by`]; a call is always made, only its answer is set aside.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use hermes_state::postgres::{PgStore, StoreUrl};
+use hermes_state::{Clock, SessionStore};
+use hermes_state_testkit::{PG_URL_VAR, PgSchema};
+use serde_json::Value;
+
+use super::runner;
+
+/// Seeds replayed by `cargo test` (a longer list: `HERMES_STATE_REPLAY_SEEDS`,
+/// e.g. `1-40:300,100-110:1000`, docs/API-COVERAGE.md).
+pub const CI_SEEDS: &str = "7:300,8:300t,2024:600";
+
+/// One generated script: seed, length, typed-only.
+pub struct Generated {
+    pub seed: u64,
+    pub ops: u32,
+    pub typed_only: bool,
+}
+
+/// Parses `SEED[-SEED]:OPS[t],…` (a `t` asks for `--typed-only`).
+pub fn parse_seeds(text: &str) -> Vec<Generated> {
+    let mut all = Vec::new();
+    for item in text
+        .split(',')
+        .map(str::trim)
+        .filter(|item| !item.is_empty())
+    {
+        let (seeds, ops) = item.split_once(':').expect("SEED:OPS");
+        let typed_only = ops.ends_with('t');
+        let ops: u32 = ops.trim_end_matches('t').parse().expect("OPS is a number");
+        let (first, last) = match seeds.split_once('-') {
+            Some((a, b)) => (a.parse().expect("seed"), b.parse().expect("seed")),
+            None => (seeds.parse().expect("seed"), seeds.parse().expect("seed")),
+        };
+        for seed in first..=last {
+            all.push(Generated {
+                seed,
+                ops,
+                typed_only,
+            });
+        }
+    }
+    all
+}
+
+/// The script of a seed, written by the reference generator; `Err` says why
+/// it cannot be made here (no python3).
+pub fn generate(generated: &Generated, dir: &Path) -> Result<Value, String> {
+    let out = dir.join(format!("script-{}-{}.json", generated.seed, generated.ops));
+    let mut command = Command::new("python3");
+    command
+        .arg(super::apidiff_dir().join("gen.py"))
+        .args(["--seed", &generated.seed.to_string()])
+        .args(["--ops", &generated.ops.to_string()])
+        .arg("--out")
+        .arg(&out);
+    if generated.typed_only {
+        command.arg("--typed-only");
+    }
+    let output = command
+        .output()
+        .map_err(|error| format!("python3 cannot be run: {error}"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "gen.py failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let text = std::fs::read_to_string(&out).expect("the generated script");
+    Ok(serde_json::from_str(&text).expect("a script is JSON"))
+}
+
+/// Answers on SQLite that the original could not have given: an error kind
+/// of this library's own (`rust.*`), i.e. an internal error.
+pub fn internal_errors(ops: &[Value]) -> Vec<String> {
+    ops.iter()
+        .filter(|op| {
+            op["outcome"]["error"]["kind"]
+                .as_str()
+                .is_some_and(|kind| kind.starts_with("rust."))
+        })
+        .map(|op| {
+            format!(
+                "op {} {}: {}",
+                op["i"], op["op"], op["outcome"]["error"]["message"]
+            )
+        })
+        .collect()
+}
+
+/// Replays a script on a fresh PostgreSQL schema of the test server.
+pub fn replay_on_postgres(script: &Value, admin: &str) -> Vec<Value> {
+    let schema = PgSchema::on(admin, "replay");
+    let url = StoreUrl::parse(schema.url()).expect("the schema's URL");
+    runner::replay_on(script, |clock| {
+        let clock: Arc<dyn Clock> = clock.clone();
+        let store = PgStore::open(&url)
+            .expect("open the PostgreSQL store")
+            .with_clock(Arc::new(move || clock.now()));
+        Box::new(store) as Box<dyn SessionStore>
+    })
+}
+
+/// The named rule that sets an op's answer aside when comparing PostgreSQL
+/// with SQLite, if one applies (docs/POSTGRES.md).
+pub fn excluded_by(op: &Value, sqlite: &Value, postgres: &Value) -> Option<&'static str> {
+    let name = op["op"].as_str().unwrap_or_default();
+    if matches!(name, "vacuum" | "optimize_fts" | "rebuild_fts" | "close") {
+        // The file's own maintenance and its handle: not part of the contract.
+        return Some("file-only");
+    }
+    if op["tags"]
+        .as_array()
+        .is_some_and(|tags| tags.iter().any(|tag| tag == "after-close"))
+    {
+        // A server store has no `close`, so no calls after one.
+        return Some("after-close");
+    }
+    if name == "maybe_auto_prune_and_vacuum" && same_but(sqlite, postgres, &["vacuumed"]) {
+        return Some("no-vacuum-on-postgres");
+    }
+    None
+}
+
+/// Both succeeded with objects equal but for `keys`.
+fn same_but(a: &Value, b: &Value, keys: &[&str]) -> bool {
+    let (Some(x), Some(y)) = (a["value"].as_object(), b["value"].as_object()) else {
+        return false;
+    };
+    let strip = |map: &serde_json::Map<String, Value>| -> serde_json::Map<String, Value> {
+        map.iter()
+            .filter(|(key, _)| !keys.contains(&key.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect()
+    };
+    a["ok"] == b["ok"] && strip(x) == strip(y)
+}
+
+/// The calls whose answers differ between the backends and no rule explains.
+pub fn backend_differences(sqlite: &[Value], postgres: &[Value]) -> Vec<String> {
+    let mut found = Vec::new();
+    for (ours, theirs) in sqlite.iter().zip(postgres) {
+        let (a, b) = (&ours["outcome"], &theirs["outcome"]);
+        let same = match (a["ok"].as_bool(), b["ok"].as_bool()) {
+            (Some(true), Some(true)) => a["value"] == b["value"],
+            (Some(false), Some(false)) => a["error"]["kind"] == b["error"]["kind"],
+            _ => false,
+        };
+        if same || excluded_by(ours, a, b).is_some() {
+            continue;
+        }
+        found.push(format!(
+            "op {} {} {}\n    sqlite:   {}\n    postgres: {}",
+            ours["i"],
+            ours["op"].as_str().unwrap_or_default(),
+            cut(&ours["args"].to_string()),
+            cut(&a.to_string()),
+            cut(&b.to_string()),
+        ));
+    }
+    found
+}
+
+fn cut(text: &str) -> String {
+    text.chars().take(400).collect()
+}
+
+/// Whether a PostgreSQL test server is configured.
+pub fn postgres_admin() -> Option<String> {
+    std::env::var(PG_URL_VAR).ok()
+}
