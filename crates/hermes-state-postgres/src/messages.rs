@@ -143,10 +143,19 @@ impl PgStore {
 }
 
 fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result<i64> {
-    let id = insert_row(tx, message, e)?;
-    tx.execute(COUNT_MESSAGE, &[&message.session_id, &e.tool_call_count])
+    // Counting first finds an unknown session before the row is inserted:
+    // a refused insert would still have drawn a value of the id sequence
+    // (PostgreSQL never gives one back), and the next message would skip an
+    // id that SQLite, whose failed insert rolls back with its transaction,
+    // gives — the original's ids, and the ids callers keep, stay the same on
+    // both backends.
+    let counted = tx
+        .execute(COUNT_MESSAGE, &[&message.session_id, &e.tool_call_count])
         .context("counting the message")?;
-    Ok(id)
+    if counted == 0 {
+        return Err(crate::PgError::SessionNotFound(message.session_id.clone()));
+    }
+    insert_row(tx, message, e)
 }
 
 /// Inserts one live message row without counting it in its session.
