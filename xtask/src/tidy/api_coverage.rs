@@ -136,7 +136,26 @@ pub fn problems(root: &Path) -> Result<Vec<String>> {
             tests.extend(names_after(&text, "fn "));
         }
     }
-    Ok(table_problems(&operations, &rows, &methods, &tests))
+    let mut found = table_problems(&operations, &rows, &methods, &tests);
+    found.extend(replay_problems(&operations, &read(REPLAY_DISPATCH)?));
+    Ok(found)
+}
+
+/// The replay of the original's traces, which makes each recorded call
+/// through `SessionDb` (issue 22; `crates/hermes-state/tests/facade/replay`).
+pub const REPLAY_DISPATCH: &str = "crates/hermes-state/tests/facade/replay/dispatch.rs";
+
+/// Every operation of the spec must have its arm in the replay's
+/// dispatcher (`"name" =>`), so the replay of the original's traces is a
+/// check of every operation, as docs/API-COVERAGE.md says.
+pub fn replay_problems(operations: &BTreeSet<String>, dispatch: &str) -> Vec<String> {
+    operations
+        .iter()
+        .filter(|operation| !dispatch.contains(&format!("\"{operation}\" =>")))
+        .map(|operation| {
+            format!("{REPLAY_DISPATCH}: no arm for `{operation}`: the replay of the original's traces cannot make it")
+        })
+        .collect()
 }
 
 /// Identifiers that follow `prefix` in `text`.
@@ -204,5 +223,14 @@ mod tests {
         );
         let good = table_problems(&set(&["a"]), &rows[..1], &set(&["a"]), &set(&["test_a"]));
         assert!(good.is_empty(), "{good:?}");
+    }
+
+    #[test]
+    fn an_operation_without_a_replay_arm_is_reported() {
+        let dispatch = r#"match op { "a" => one(), "b_c" => two() }"#;
+        assert!(replay_problems(&set(&["a", "b_c"]), dispatch).is_empty());
+        let found = replay_problems(&set(&["a", "b"]), dispatch);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("`b`"), "{found:?}");
     }
 }
