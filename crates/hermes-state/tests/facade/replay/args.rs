@@ -4,7 +4,7 @@
 //! absent key means the original's default. What a typed API cannot be
 //! handed literally (an unknown keyword, a non-string title) is answered here
 //! with the error the original raises before it touches the store
-//! (`apidiff/README.md` §2.3), and is never silently dropped.
+//! (the apidiff README beside the checkout, section 2.3), and is never silently dropped.
 
 use serde_json::{Map, Value};
 

@@ -232,7 +232,7 @@ pub fn backend_differences(sqlite: &[Value], postgres: &[Value]) -> Vec<String> 
 }
 
 /// The session of a lock taken by a holder naming a process that cannot
-/// exist (`pid=99999999:…`, above Linux's pid limit; apidiff README §4).
+/// exist (`pid=99999999:…`, above Linux's pid limit; the apidiff README, section 4).
 fn dead_holder_lock(op: &Value) -> Option<String> {
     let holder = op["args"]["holder"].as_str()?;
     (op["op"] == "try_acquire_compression_lock" && holder.starts_with("pid=99999999:")).then(|| {

@@ -1,4 +1,4 @@
-//! The comparison rules of `apidiff/compare.py` (README §6): the same
+//! The comparison rules of the apidiff `compare.py` (its README, section 6): the same
 //! script; per op, success against success by value (key order ignored,
 //! number type kept, float text not) or error against error by kind; the
 //! final file by pragmas, schema rows, FTS digests and per table columns and

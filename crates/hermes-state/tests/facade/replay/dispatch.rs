@@ -1,7 +1,7 @@
 //! One recorded call, made through `SessionDb`'s public API.
 //!
 //! Each arm reads the original's keyword arguments with the original's
-//! defaults (`/work/shared/spec/api.md`, the original's signatures), calls
+//! defaults (`api.md`, the original's signatures), calls
 //! the method of the same name, and turns its answer into the original's
 //! value with serde: the library's types serialise to the original's dicts,
 //! so nothing here reshapes an answer. Arguments only Python can express are
@@ -31,7 +31,7 @@ fn json(value: impl Serialize) -> Value {
 /// Makes one call; the answer as the trace records it.
 pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
     match op {
-        // §2.1 sessions
+        // api.md §2.1: sessions
         "create_session" => {
             args.only(&SESSION_ROW_KEYS)?;
             let Some(source) = args.present("source") else {
@@ -71,7 +71,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             db.reopen_session(args.str("session_id")?)?;
             Ok(NONE)
         }
-        // §2.4 reads
+        // api.md §2.4: reads
         "get_session" => {
             args.only(&["session_id"])?;
             Ok(json(db.get_session(args.str("session_id")?)?))
@@ -98,7 +98,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             args.only(&["session_id"])?;
             Ok(json(db.message_count(args.opt_str("session_id")?)?))
         }
-        // §2.5 updates
+        // api.md §2.5: updates
         "update_system_prompt" => {
             args.only(&["session_id", "system_prompt"])?;
             db.update_system_prompt(args.str("session_id")?, args.str("system_prompt")?)?;
@@ -248,7 +248,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             args.only(&[])?;
             Ok(json(db.finalize_orphaned_compression_sessions()?))
         }
-        // §3 accounting
+        // api.md §3: accounting
         "update_token_counts" => {
             args.only(&TOKEN_KEYS)?;
             let update = TokenUpdate {
@@ -301,7 +301,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             db.record_auxiliary_usage(args.str("session_id")?, &usage)?;
             Ok(NONE)
         }
-        // §4 message writes
+        // api.md §4: message writes
         "append_message" => {
             args.only(&MESSAGE_KEYS)?;
             let Some(role) = args.present("role") else {
@@ -394,7 +394,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             db.clear_messages(args.str("session_id")?)?;
             Ok(NONE)
         }
-        // §5 message reads
+        // api.md §5: message reads
         "get_messages" => {
             args.only(&["session_id", "include_inactive", "limit", "offset"])?;
             let page = MessagePage {
@@ -446,7 +446,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
                 args.str("platform_message_id")?,
             )?))
         }
-        // §6 titles
+        // api.md §6: titles
         "sanitize_title" => {
             args.only(&["title"])?;
             Ok(json(SessionDb::sanitize_title(args.opt_str("title")?)?))
@@ -481,7 +481,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             args.only(&["base_title"])?;
             Ok(json(db.get_next_title_in_lineage(args.str("base_title")?)?))
         }
-        // §7–8 search
+        // api.md §7–8: search
         "search_messages" => {
             args.only(&[
                 "query",
@@ -520,7 +520,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
                 args.bool_or("include_archived", true),
             )?))
         }
-        // §9 lineage
+        // api.md §9: lineage
         "get_compression_tip" => {
             args.only(&["session_id"])?;
             Ok(json(db.get_compression_tip(args.str("session_id")?)?))
@@ -537,7 +537,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             args.only(&["session_id"])?;
             Ok(json(db.get_compression_lineage(args.str("session_id")?)?))
         }
-        // §10 listings
+        // api.md §10: listings
         "list_sessions_rich" => {
             args.only(&[
                 "source",
@@ -602,7 +602,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
                 args.bool_or("exclude_pinned", true),
             )?))
         }
-        // §11 export, import, cleanup
+        // api.md §11: export, import, cleanup
         "export_session" => {
             args.only(&["session_id"])?;
             Ok(db
@@ -672,7 +672,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             };
             Ok(json(db.maybe_auto_archive(&options)))
         }
-        // §12 coordination, gateway, meta
+        // api.md §12: coordination, gateway, meta
         "try_acquire_compression_lock" => {
             args.only(&["session_id", "holder", "ttl_seconds"])?;
             Ok(json(db.try_acquire_compression_lock(

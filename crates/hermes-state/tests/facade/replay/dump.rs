@@ -1,5 +1,5 @@
 //! The dump of a closed store that a trace's `final` records
-//! (`apidiff/README.md` §5.3), read with plain SQL on a read-only
+//! (the apidiff README, section 5.3), read with plain SQL on a read-only
 //! connection: pragmas, every `sqlite_master` row, every table but the FTS
 //! tables and their segment shadows, and a digest of each FTS index.
 
@@ -137,7 +137,7 @@ fn query(conn: &Connection, sql: &str) -> Vec<Vec<Value>> {
         .expect("rows")
 }
 
-/// A stored value as the trace writes it (§5.1).
+/// A stored value as the trace writes it (its section 5.1).
 fn cell(value: ValueRef<'_>) -> Value {
     match value {
         ValueRef::Null => Value::Null,

@@ -1,5 +1,5 @@
 //! A library error as the trace names the original's exception
-//! (`apidiff/README.md` §5.2).
+//! (the apidiff README, section 5.2).
 
 use hermes_state::{Error, ErrorKind};
 

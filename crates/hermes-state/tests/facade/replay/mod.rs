@@ -3,7 +3,7 @@
 //! raised and left in its file for a long mixed script) is replayed here
 //! through `SessionDb`'s public API with "now" fixed to each call's clock,
 //! and must compare equal — every answer, every error kind, and the final
-//! file (`apidiff/README.md` §6; only refinery's own ledger table is left
+//! file (the apidiff README, section 6; only refinery's own ledger table is left
 //! out, the original has none).
 //!
 //! The traces were recorded without the optional CJK tokenizer, so each

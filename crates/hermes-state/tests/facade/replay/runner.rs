@@ -1,4 +1,4 @@
-//! Replays a script on a fresh store (`apidiff/README.md` §2–§4): "now" is
+//! Replays a script on a fresh store (the apidiff README, sections 2 to 4): "now" is
 //! each call's recorded clock, `$ref`s resolve from this replay's own
 //! answers, and every answer or error is recorded as the trace records it.
 
