@@ -48,10 +48,15 @@ fn read_json(path: &Path) -> Value {
 /// and fails with the child's findings when anything differs.
 #[allow(clippy::print_stdout)]
 fn replay_trace(file: &str) {
-    let trace = apidiff_dir().join("traces").join(file);
+    replay_trace_at(&apidiff_dir().join("traces").join(file));
+}
+
+#[allow(clippy::print_stdout)]
+fn replay_trace_at(trace: &Path) {
+    let file = trace.display();
     let output = child_test(module_path!(), "replay_child")
         .env("HERMES_CJK_FTS", "0")
-        .env("HERMES_STATE_REPLAY_TRACE", &trace)
+        .env("HERMES_STATE_REPLAY_TRACE", trace)
         .output()
         .expect("run the replay child");
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -89,6 +94,42 @@ fn trace_seed12_1000_typed_replays_equal() {
 #[ignore = "INTERIM: not yet equal (issue 22 in progress)"]
 fn trace_seed1000_1000_replays_equal() {
     replay_trace("trace-seed1000-1000.json");
+}
+
+/// Traces of the original for more seeds, recorded outside the repository
+/// (a folder named by `HERMES_STATE_REPLAY_TRACES`; docs/API-COVERAGE.md
+/// says how to record them): each must replay equal too.
+#[test]
+#[allow(clippy::print_stdout)]
+fn traces_in_a_folder_replay_equal() {
+    let Some(folder) = std::env::var_os("HERMES_STATE_REPLAY_TRACES") else {
+        println!("skipped: HERMES_STATE_REPLAY_TRACES names no folder of recorded traces");
+        return;
+    };
+    let mut traces: Vec<PathBuf> = std::fs::read_dir(&folder)
+        .expect("the traces folder")
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect();
+    traces.sort();
+    assert!(
+        !traces.is_empty(),
+        "no trace in {}",
+        PathBuf::from(&folder).display()
+    );
+    let mut failed = Vec::new();
+    for trace in &traces {
+        let outcome = std::panic::catch_unwind(|| replay_trace_at(trace));
+        if outcome.is_err() {
+            failed.push(trace.display().to_string());
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of {} traces differ: {failed:?}",
+        failed.len(),
+        traces.len()
+    );
 }
 
 /// The child: replays the trace named by `HERMES_STATE_REPLAY_TRACE`,
