@@ -58,14 +58,16 @@ const ANCHOR_AND_AFTER: &str =
 
 /// The messages of `session_id` around `message_id` (`api.md` §5.3): up to
 /// `window` rows on each side of it, rows as `get_messages` decodes them,
-/// inactive ones included. An anchor that is not a message of the session
-/// gives an empty window with zero counts.
+/// inactive ones included. A negative `window` counts as 0 (the anchor
+/// alone), as in the original. An anchor that is not a message of the
+/// session gives an empty window with zero counts.
 pub fn get_messages_around(
     conn: &Connection,
     session_id: &str,
     message_id: i64,
-    window: u32,
+    window: i64,
 ) -> Result<MessagesAround, QueryError> {
+    let window = window.max(0);
     let found = conn
         .query_row(ANCHOR_IN_SESSION, params![message_id, session_id], |_| {
             Ok(())
@@ -75,20 +77,14 @@ pub fn get_messages_around(
     if found.is_none() {
         return Ok(MessagesAround::default());
     }
-    let mut before = message_rows(
-        conn,
-        BEFORE_ANCHOR,
-        session_id,
-        message_id,
-        i64::from(window),
-    )?;
+    let mut before = message_rows(conn, BEFORE_ANCHOR, session_id, message_id, window)?;
     before.reverse();
     let rest = message_rows(
         conn,
         ANCHOR_AND_AFTER,
         session_id,
         message_id,
-        i64::from(window) + 1,
+        window.saturating_add(1),
     )?;
     let messages_before = before.len();
     let messages_after = rest.len().saturating_sub(1);

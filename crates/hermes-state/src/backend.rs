@@ -204,7 +204,7 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         &self,
         session_id: &str,
         message_id: i64,
-        window: u32,
+        window: i64,
     ) -> Result<MessagesAround>;
     /// `api.md` §5.3.
     fn list_recent_user_messages(
@@ -662,7 +662,7 @@ macro_rules! forward_store {
             &self,
             session_id: &str,
             message_id: i64,
-            window: u32,
+            window: i64,
         ) -> Result<MessagesAround> {
             Self::get_messages_around(self, session_id, message_id, window).map_err($err)
         }

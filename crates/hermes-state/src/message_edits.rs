@@ -215,13 +215,14 @@ impl SessionDb {
 
     /// A window of a session's messages around `message_id` (`api.md` §5.3):
     /// up to `window` rows before and after it, inactive ones included, with
-    /// how many of each; empty with zero counts when the message is not one
-    /// of the session's.
+    /// how many of each; a negative `window` gives the anchor alone, as in
+    /// the original. Empty with zero counts when the message is not one of
+    /// the session's.
     pub fn get_messages_around(
         &self,
         session_id: &str,
         message_id: i64,
-        window: u32,
+        window: i64,
     ) -> Result<MessagesAround> {
         self.read(|conn| {
             Ok(message_reads::get_messages_around(
