@@ -35,6 +35,29 @@ pub(crate) fn marker(alias: &str, key: &str) -> String {
     )
 }
 
+/// Whether the session aliased `alias` is listable (`api.md` §9.2): a root
+/// or a branch child (marked, or started after its parent ended
+/// `branched`), and no delegate child. What pickers show and what
+/// `session_count(exclude_children)` counts.
+pub(crate) fn listable_sql(alias: &str) -> String {
+    format!(
+        "({alias}.parent_session_id IS NULL OR {branched} IS NOT NULL
+          OR EXISTS (SELECT 1 FROM sessions ps WHERE ps.id = {alias}.parent_session_id
+                     AND ps.end_reason = 'branched' AND {alias}.started_at >= ps.ended_at))
+         AND {delegate} IS NULL",
+        branched = marker(alias, "_branched_from"),
+        delegate = marker(alias, "_delegate_from"),
+    )
+}
+
+/// [`listable_sql`] for a backend without SQLite's JSON functions: the
+/// session's `model_config`, whether it has a parent, and whether it
+/// started after its parent ended `branched`.
+pub fn is_listable(model_config: Option<&str>, has_parent: bool, after_branch: bool) -> bool {
+    (!has_parent || has_marker(model_config, "_branched_from") || after_branch)
+        && !has_marker(model_config, "_delegate_from")
+}
+
 /// Whether a `model_config` text carries the `key` marker (`_branched_from`,
 /// `_delegate_from`): what the `marker` SQL expression reads as non-NULL, for a backend
 /// without SQLite's JSON functions. Text that is not valid JSON, a value

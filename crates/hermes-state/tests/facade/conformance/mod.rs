@@ -27,6 +27,7 @@ mod prune;
 mod read_only;
 mod rich_listing;
 mod search;
+mod session_count;
 mod session_updates;
 mod sessions;
 mod stats;
