@@ -44,7 +44,7 @@ pub use doctor::{
     CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote,
     FtsTableCheck, LineageCycle, OrphanedMessages,
 };
-pub use error::{Error, Result};
+pub use error::{Error, OriginalError, Result};
 pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary, ImportOptions,
     ImportReport, SessionExport,

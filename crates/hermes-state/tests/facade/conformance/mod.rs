@@ -23,6 +23,7 @@ mod message_edits;
 mod message_reads;
 mod more_ops;
 mod moving;
+mod original_errors;
 mod prune;
 mod read_only;
 mod rich_listing;
