@@ -8,8 +8,8 @@
 //! `message_count` counts the rows that are not compacted away: a rewind
 //! keeps it, a replacement or a compaction sets it to the rows inserted.
 
-use hermes_state_query::message_reads::{RewindResult, replacement_messages};
-use hermes_state_types::NewMessage;
+use hermes_state_query::message_reads::{RewindResult, raw_tool_calls, replacement_messages};
+use hermes_state_types::{Message, NewMessage};
 use postgres::Transaction;
 
 use crate::PgStore;
@@ -95,7 +95,7 @@ impl PgStore {
                 .query_opt(&sql, &[&message_id, &session_id])
                 .context("reading a message")?
                 .as_ref()
-                .map(message_from_row)
+                .map(rewind_target)
             else {
                 return Err(PgError::MessageNotFound {
                     session_id: session_id.to_owned(),
@@ -172,4 +172,12 @@ fn insert_rows(
     tx.execute(SET_COUNTERS, &[&session_id, &inserted, &tool_calls])
         .context("setting the message counters")?;
     Ok(rows.len())
+}
+
+/// A rewind target as the original returns it: decoded as `get_messages`
+/// does, but with `tool_calls` the stored text (`raw_tool_calls`).
+fn rewind_target(row: &postgres::Row) -> Message {
+    let mut message = message_from_row(row);
+    message.tool_calls = raw_tool_calls(row.get("tool_calls"));
+    message
 }

@@ -106,8 +106,7 @@ impl SessionDb {
     /// included), [`Error::RewindTargetRole`] when it is not a `user` message.
     pub fn rewind_to_message(&self, session_id: &str, message_id: i64) -> Result<RewindResult> {
         self.write("rewinding a session", |conn| {
-            let Some(target) = message_reads::get_message_in_session(conn, session_id, message_id)?
-            else {
+            let Some(target) = message_reads::rewind_target(conn, session_id, message_id)? else {
                 return Err(Error::MessageNotFound {
                     session_id: session_id.to_owned(),
                     message_id,

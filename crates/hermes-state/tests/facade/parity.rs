@@ -3,4 +3,5 @@
 //! differing: each case is a class of input, with the original's answer
 //! as the expected value.
 mod errors;
+mod serialisation;
 mod telegram_schema;

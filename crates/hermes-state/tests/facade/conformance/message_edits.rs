@@ -246,3 +246,52 @@ fn rewind_and_restore_alike() {
         assert_eq!(s.restore_rewound("nope", 0).unwrap(), 0, "{n}");
     }
 }
+
+/// As the original: a rewind target's `tool_calls` is the stored text (not
+/// parsed), and a content that decodes to a JSON string previews as it.
+#[test]
+fn rewind_targets_keep_tool_calls_as_text_and_string_content_previews_alike() {
+    for b in backends("rewind target and previews") {
+        let s = b.store.as_ref();
+        let n = b.name();
+        s.create_session(&NewSession::new("s", "cli")).unwrap();
+        let ids = s
+            .append_messages(&[
+                user("s", "plain"),
+                user("s", "with calls").tool_calls(json!([{"id": "u1", "n": 2.5}])),
+                NewMessage::new("s", "user")
+                    .content(hermes_state::Content::Structured(json!("a  json string"))),
+            ])
+            .unwrap();
+        let previews: Vec<String> = s
+            .list_recent_user_messages("s", 10, false)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.preview)
+            .collect();
+        assert_eq!(previews, ["a json string", "with calls", "plain"], "{n}");
+        let target = s.rewind_to_message("s", ids[1]).unwrap().target_message;
+        assert_eq!(
+            target.tool_calls,
+            Some(json!("[{\"id\": \"u1\", \"n\": 2.5}]")),
+            "{n}"
+        );
+        let target = s.rewind_to_message("s", ids[0]).unwrap().target_message;
+        assert_eq!(target.tool_calls, None, "{n}");
+        // get_messages still parses them.
+        let all = s
+            .get_messages_page(
+                "s",
+                MessagePage {
+                    include_inactive: true,
+                    ..MessagePage::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            all[1].tool_calls,
+            Some(json!([{"id": "u1", "n": 2.5}])),
+            "{n}"
+        );
+    }
+}
