@@ -13,17 +13,40 @@ pub enum PgError {
     /// An argument was refused before anything was written.
     #[error("{0}")]
     InvalidInput(String),
-    /// The session the operation needs does not exist.
+    /// The session the operation needs does not exist: a write was refused
+    /// by the `session_id` foreign key.
     #[error("session not found: {0:?}")]
     SessionNotFound(String),
-    /// The title is already used by another session.
-    #[error("title {title:?} is already in use by session {holder}")]
+    /// The message is not one of the session's; the original's text.
+    #[error("message {message_id} not found in session {session_id}")]
+    MessageNotFound {
+        /// The session named.
+        session_id: String,
+        /// The message named.
+        message_id: i64,
+    },
+    /// A rewind target that is not a `user` message; the original's text.
+    #[error(
+        "rewind target must be a 'user' message (got role={}, id={message_id})",
+        hermes_state_types::pyrepr::str_repr(role)
+    )]
+    RewindTargetRole {
+        /// The target's role.
+        role: String,
+        /// The target message.
+        message_id: i64,
+    },
+    /// The title is already used by another session; the original's text.
+    #[error("Title '{title}' is already in use by session {holder}")]
     TitleInUse {
         /// The refused title.
         title: String,
         /// The session holding it.
         holder: String,
     },
+    /// The title was refused by normalisation (too long).
+    #[error(transparent)]
+    Title(#[from] hermes_state_query::TitleError),
     /// The schema does not hold a store, or holds an older one, and the
     /// handle may not create or upgrade it (read-only).
     #[error("schema {schema:?} {problem}")]
@@ -84,7 +107,10 @@ impl PgError {
             PgError::InvalidUrl(_) | PgError::InvalidInput(_) | PgError::NotEmpty(_) => {
                 ErrorKind::InvalidInput
             }
-            PgError::SessionNotFound(_) | PgError::NoStore { .. } => ErrorKind::NotFound,
+            PgError::SessionNotFound(_)
+            | PgError::MessageNotFound { .. }
+            | PgError::NoStore { .. } => ErrorKind::NotFound,
+            PgError::RewindTargetRole { .. } | PgError::Title(_) => ErrorKind::InvalidInput,
             PgError::TitleInUse { .. } => ErrorKind::Constraint,
             PgError::SchemaTooNew { .. } => ErrorKind::SchemaTooNew,
             PgError::ReadOnly(_) => ErrorKind::ReadOnly,

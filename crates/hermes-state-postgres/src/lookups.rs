@@ -143,13 +143,13 @@ impl PgStore {
 
     /// A window of a session's messages around `message_id` (`api.md`
     /// §5.3): up to `window` rows before and after it, inactive ones
-    /// included; empty with zero counts when the message is not one of the
-    /// session's.
+    /// included (a negative `window` gives the anchor alone); empty with
+    /// zero counts when the message is not one of the session's.
     pub fn get_messages_around(
         &self,
         session_id: &str,
         message_id: i64,
-        window: u32,
+        window: i64,
     ) -> Result<MessagesAround> {
         let columns = select_list("m", &MESSAGE_COLUMNS);
         let before_sql = format!(
@@ -160,7 +160,7 @@ impl PgStore {
             "SELECT {columns} FROM messages m WHERE m.session_id = $1 AND m.id >= $2 \
              ORDER BY m.id LIMIT $3"
         );
-        let window = i64::from(window);
+        let window = window.max(0);
         self.read(|tx| {
             let found = tx
                 .query_opt(
@@ -181,7 +181,7 @@ impl PgStore {
             };
             let mut before = rows(tx, &before_sql, window)?;
             before.reverse();
-            let rest = rows(tx, &after_sql, window + 1)?;
+            let rest = rows(tx, &after_sql, window.saturating_add(1))?;
             let messages_before = before.len();
             let messages_after = rest.len().saturating_sub(1);
             before.extend(rest);

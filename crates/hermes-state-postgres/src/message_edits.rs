@@ -8,8 +8,8 @@
 //! `message_count` counts the rows that are not compacted away: a rewind
 //! keeps it, a replacement or a compaction sets it to the rows inserted.
 
-use hermes_state_query::message_reads::{RewindResult, replacement_messages};
-use hermes_state_types::NewMessage;
+use hermes_state_query::message_reads::{RewindResult, raw_tool_calls, replacement_messages};
+use hermes_state_types::{Message, NewMessage};
 use postgres::Transaction;
 
 use crate::PgStore;
@@ -81,37 +81,32 @@ impl PgStore {
     /// that message and every later live row become rewound and the
     /// session's `rewind_count` grows by one.
     ///
-    /// Errors: [`PgError::SessionNotFound`] for an unknown session;
-    /// [`PgError::InvalidInput`] when the message is not one of the
-    /// session's or is not a `user` message (the SQLite backend's texts).
+    /// Errors: [`PgError::MessageNotFound`] when the message is not one of
+    /// the session's (an unknown session included) and
+    /// [`PgError::RewindTargetRole`] when it is not a `user` message, with
+    /// the original's texts.
     pub fn rewind_to_message(&self, session_id: &str, message_id: i64) -> Result<RewindResult> {
         let sql = format!(
             "SELECT {} FROM messages m WHERE m.id = $1 AND m.session_id = $2",
             select_list("m", &MESSAGE_COLUMNS)
         );
         self.write("rewinding a session", |tx| {
-            let exists = tx
-                .query_opt("SELECT 1 FROM sessions WHERE id = $1", &[&session_id])
-                .context("checking a session")?
-                .is_some();
-            if !exists {
-                return Err(PgError::SessionNotFound(session_id.to_owned()));
-            }
             let Some(target) = tx
                 .query_opt(&sql, &[&message_id, &session_id])
                 .context("reading a message")?
                 .as_ref()
-                .map(message_from_row)
+                .map(rewind_target)
             else {
-                return Err(PgError::InvalidInput(format!(
-                    "message {message_id} not found in session {session_id}"
-                )));
+                return Err(PgError::MessageNotFound {
+                    session_id: session_id.to_owned(),
+                    message_id,
+                });
             };
             if target.role != "user" {
-                return Err(PgError::InvalidInput(format!(
-                    "rewind target must be a 'user' message (got role='{}', id={message_id})",
-                    target.role
-                )));
+                return Err(PgError::RewindTargetRole {
+                    role: target.role,
+                    message_id,
+                });
             }
             let rewound = tx
                 .execute(REWIND_FROM, &[&session_id, &message_id])
@@ -177,4 +172,12 @@ fn insert_rows(
     tx.execute(SET_COUNTERS, &[&session_id, &inserted, &tool_calls])
         .context("setting the message counters")?;
     Ok(rows.len())
+}
+
+/// A rewind target as the original returns it: decoded as `get_messages`
+/// does, but with `tool_calls` the stored text (`raw_tool_calls`).
+fn rewind_target(row: &postgres::Row) -> Message {
+    let mut message = message_from_row(row);
+    message.tool_calls = raw_tool_calls(row.get("tool_calls"));
+    message
 }

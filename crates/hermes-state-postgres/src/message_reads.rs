@@ -13,7 +13,9 @@ use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
 
 impl PgStore {
     /// The messages of a session in insertion (id) order, the inactive ones
-    /// too with `include_inactive`, paged by `limit` and `offset`.
+    /// too with `include_inactive`, paged by `limit` and `offset` with
+    /// SQLite's meaning of negative values (no limit; no rows skipped),
+    /// which PostgreSQL refuses as such.
     pub fn get_messages_page(&self, session_id: &str, page: MessagePage) -> Result<Vec<Message>> {
         let active = if page.include_inactive {
             ""
@@ -25,8 +27,8 @@ impl PgStore {
              ORDER BY m.id LIMIT $2 OFFSET $3",
             select_list("m", &MESSAGE_COLUMNS)
         );
-        let limit = page.limit.map(i64::from);
-        let offset = i64::from(page.offset);
+        let limit = page.limit.filter(|limit| *limit >= 0);
+        let offset = page.offset.max(0);
         self.read(|tx| {
             Ok(tx
                 .query(&sql, &[&session_id, &limit, &offset])

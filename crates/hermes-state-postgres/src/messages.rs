@@ -96,21 +96,6 @@ impl PgStore {
         })
     }
 
-    /// The number of sessions, of one source or of the whole store.
-    pub fn session_count(&self, source: Option<&str>) -> Result<i64> {
-        self.read(|tx| {
-            let row = match source {
-                Some(source) => tx.query_one(
-                    "SELECT count(*) FROM sessions WHERE source = $1",
-                    &[&source],
-                ),
-                None => tx.query_one("SELECT count(*) FROM sessions", &[]),
-            }
-            .context("counting sessions")?;
-            Ok(row.get(0))
-        })
-    }
-
     /// The number of messages of one session, or of the whole store.
     pub fn message_count(&self, session_id: Option<&str>) -> Result<i64> {
         self.read(|tx| {

@@ -12,8 +12,8 @@
 
 use std::collections::HashSet;
 
+use hermes_state_query::compression_lineage::{LineageNode, LineageReads, compression_lineage};
 use hermes_state_query::lookups::{PeerLookup, SessionActivity, has_marker};
-use hermes_state_query::sessions::MAX_LINEAGE_STEPS;
 use hermes_state_types::{Content, Session, stored};
 use postgres::Transaction;
 use serde_json::Value;
@@ -30,11 +30,15 @@ const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = $1"
 const UPSERT_ROUTE: &str = "INSERT INTO gateway_routing (scope, session_key, entry_json, updated_at) VALUES ($1, $2, $3, $4)
 ON CONFLICT (scope, session_key) DO UPDATE SET entry_json = excluded.entry_json, updated_at = excluded.updated_at";
 
-/// Children of `$1`, earliest start first (SQLite orders NULL first);
-/// the branch marker is filtered afterwards.
-const EARLIEST_CHILDREN: &str = "SELECT c.id, c.model_config FROM sessions c
-WHERE c.parent_session_id = $1
-ORDER BY c.started_at ASC NULLS FIRST, c.id ASC";
+const LINEAGE_NODE: &str =
+    "SELECT id, parent_session_id, end_reason, model_config FROM sessions WHERE id = $1";
+
+/// Children of `$1`, earliest start first (SQLite orders NULL first; ties,
+/// which the original leaves to SQLite, by id); the branch marker is
+/// filtered by the rule.
+const LINEAGE_CHILDREN: &str = "SELECT id, parent_session_id, end_reason, model_config
+FROM sessions WHERE parent_session_id = $1
+ORDER BY started_at ASC NULLS FIRST, id ASC";
 
 impl PgStore {
     /// Replaces the whole routing map of `scope` with `entries`, in one
@@ -70,40 +74,10 @@ impl PgStore {
     }
 
     /// `api.md` §9.2: the compression chain through `session_id`, root
-    /// first: up through parents that ended with `compression`, then down
-    /// through the earliest non-branch child of each compression-ended
-    /// session; `[session_id]` outside any chain (an unknown id included).
+    /// first, by the query crate's rule
+    /// ([`hermes_state_query::compression_lineage`]); `[]` for an unknown id.
     pub fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>> {
-        self.read(|tx| {
-            let mut root = session_id.to_owned();
-            let mut seen = HashSet::from([root.clone()]);
-            for _ in 0..MAX_LINEAGE_STEPS {
-                let Some(parent) = parent_of(tx, &root)? else {
-                    break;
-                };
-                if !ended_with_compression(tx, &parent)? || !seen.insert(parent.clone()) {
-                    break;
-                }
-                root = parent;
-            }
-            let mut chain = vec![root.clone()];
-            let mut seen = HashSet::from([root.clone()]);
-            let mut current = root;
-            for _ in 0..MAX_LINEAGE_STEPS {
-                if !ended_with_compression(tx, &current)? {
-                    break;
-                }
-                let Some(child) = earliest_unbranched_child(tx, &current)? else {
-                    break;
-                };
-                if !seen.insert(child.clone()) {
-                    break;
-                }
-                chain.push(child.clone());
-                current = child;
-            }
-            Ok(chain)
-        })
+        self.read(|tx| compression_lineage(&mut PgLineage { tx }, session_id))
     }
 
     /// `api.md` §10.4: the distinct non-empty working directories, in byte
@@ -474,32 +448,39 @@ impl PgStore {
     }
 }
 
-fn parent_of(tx: &mut Transaction<'_>, session_id: &str) -> Result<Option<String>> {
-    Ok(tx
-        .query_opt(
-            "SELECT parent_session_id FROM sessions WHERE id = $1",
-            &[&session_id],
-        )
-        .context("reading a parent link")?
-        .and_then(|row| row.get::<_, Option<String>>(0)))
+/// The PostgreSQL store as the compression-lineage rule's reads.
+struct PgLineage<'t, 'c> {
+    tx: &'t mut Transaction<'c>,
 }
 
-fn ended_with_compression(tx: &mut Transaction<'_>, session_id: &str) -> Result<bool> {
-    let reason: Option<String> = tx
-        .query_opt(
-            "SELECT end_reason FROM sessions WHERE id = $1",
-            &[&session_id],
-        )
-        .context("reading an end reason")?
-        .and_then(|row| row.get(0));
-    Ok(reason.as_deref() == Some("compression"))
+fn lineage_node(row: &postgres::Row) -> LineageNode {
+    LineageNode {
+        id: row.get(0),
+        parent: row.get(1),
+        end_reason: row.get(2),
+        branched: has_marker(row.get::<_, Option<&str>>(3), "_branched_from"),
+    }
 }
 
-fn earliest_unbranched_child(tx: &mut Transaction<'_>, session_id: &str) -> Result<Option<String>> {
-    Ok(tx
-        .query(EARLIEST_CHILDREN, &[&session_id])
-        .context("following a compression chain")?
-        .iter()
-        .find(|row| !has_marker(row.get::<_, Option<&str>>(1), "_branched_from"))
-        .map(|row| row.get(0)))
+impl LineageReads for PgLineage<'_, '_> {
+    type Error = PgError;
+
+    fn node(&mut self, id: &str) -> Result<Option<LineageNode>> {
+        Ok(self
+            .tx
+            .query_opt(LINEAGE_NODE, &[&id])
+            .context("reading a session of a compression chain")?
+            .as_ref()
+            .map(lineage_node))
+    }
+
+    fn children(&mut self, id: &str) -> Result<Vec<LineageNode>> {
+        Ok(self
+            .tx
+            .query(LINEAGE_CHILDREN, &[&id])
+            .context("following a compression chain")?
+            .iter()
+            .map(lineage_node)
+            .collect())
+    }
 }

@@ -14,8 +14,9 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use hermes_state_query::lookups::{SessionActivity, has_marker};
+use hermes_state_query::lookups::{SessionActivity, has_marker, is_listable};
 use hermes_state_query::rich_listing::{RichListOptions, RichSession, preview};
+use hermes_state_query::sessions::SessionCountOptions;
 use postgres::{Row, Transaction};
 
 use crate::PgStore;
@@ -116,6 +117,50 @@ impl PgStore {
 }
 
 impl PgStore {
+    /// `api.md` §2.4: the number of sessions `options` selects (by default
+    /// every session that is not archived), with the picker listing's
+    /// filters; listable sessions are told apart in Rust, as the listing
+    /// does.
+    pub fn session_count(&self, options: &SessionCountOptions) -> Result<i64> {
+        const WHAT: &str = "counting sessions";
+        let listing = RichListOptions {
+            source: options.source.clone(),
+            exclude_sources: options.exclude_sources.clone(),
+            cwd_prefix: options.cwd_prefix.clone(),
+            min_message_count: options.min_message_count,
+            include_archived: options.include_archived,
+            archived_only: options.archived_only,
+            ..RichListOptions::default()
+        };
+        let conditions = rich_conditions(&listing);
+        self.read(|tx| {
+            if !options.exclude_children {
+                let sql = format!(
+                    "SELECT count(*) FROM sessions s{}",
+                    conditions.where_clause()
+                );
+                return Ok(tx
+                    .query_one(&sql, &conditions.params())
+                    .context(WHAT)?
+                    .get(0));
+            }
+            let sql = format!(
+                "SELECT s.model_config, s.parent_session_id IS NOT NULL,
+                        EXISTS (SELECT 1 FROM sessions ps WHERE ps.id = s.parent_session_id
+                                AND ps.end_reason = 'branched' AND s.started_at >= ps.ended_at)
+                 FROM sessions s{}",
+                conditions.where_clause()
+            );
+            let listable = tx
+                .query(&sql, &conditions.params())
+                .context(WHAT)?
+                .iter()
+                .filter(|row| is_listable(row.get(0), row.get(1), row.get(2)))
+                .count();
+            Ok(i64::try_from(listable).unwrap_or(i64::MAX))
+        })
+    }
+
     /// `api.md` §10.3: sessions for a picker with `last_active` and a
     /// one-line preview, filtered, ordered and projected onto their
     /// compression tips as [`RichListOptions`] says (the SQLite backend's
@@ -146,9 +191,7 @@ impl PgStore {
                 .collect();
             if !options.include_children {
                 candidates.retain(|c| {
-                    let config = c.model_config.as_deref();
-                    (!c.has_parent || has_marker(config, "_branched_from") || c.after_branch)
-                        && !has_marker(config, "_delegate_from")
+                    is_listable(c.model_config.as_deref(), c.has_parent, c.after_branch)
                 });
             }
             if options.order_by_last_active {

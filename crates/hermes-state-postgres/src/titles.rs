@@ -16,7 +16,7 @@ impl PgStore {
     /// by a compression ancestor moves to this session; held by any other
     /// session it is refused ([`PgError::TitleInUse`]).
     pub fn set_session_title(&self, session_id: &str, title: Option<&str>) -> Result<bool> {
-        let title = sanitize_title(title).map_err(|e| PgError::InvalidInput(e.to_string()))?;
+        let title = sanitize_title(title)?;
         self.write("setting a title", |tx| {
             assign_title(tx, session_id, title.as_deref(), false)
         })
@@ -28,9 +28,7 @@ impl PgStore {
     /// not a compression ancestor is refused ([`PgError::TitleInUse`]) even
     /// then; an empty title (after normalising) sets nothing (`false`).
     pub fn set_auto_title_if_empty(&self, session_id: &str, title: &str) -> Result<bool> {
-        let Some(title) =
-            sanitize_title(Some(title)).map_err(|e| PgError::InvalidInput(e.to_string()))?
-        else {
+        let Some(title) = sanitize_title(Some(title))? else {
             return Ok(false);
         };
         self.write("setting a title", |tx| {

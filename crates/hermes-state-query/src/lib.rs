@@ -8,6 +8,7 @@
 
 mod code_point_ranges;
 pub mod compat;
+pub mod compression_lineage;
 mod conditions;
 pub mod conversation;
 pub mod conversation_search;

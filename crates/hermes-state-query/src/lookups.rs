@@ -35,6 +35,29 @@ pub(crate) fn marker(alias: &str, key: &str) -> String {
     )
 }
 
+/// Whether the session aliased `alias` is listable (`api.md` §9.2): a root
+/// or a branch child (marked, or started after its parent ended
+/// `branched`), and no delegate child. What pickers show and what
+/// `session_count(exclude_children)` counts.
+pub(crate) fn listable_sql(alias: &str) -> String {
+    format!(
+        "({alias}.parent_session_id IS NULL OR {branched} IS NOT NULL
+          OR EXISTS (SELECT 1 FROM sessions ps WHERE ps.id = {alias}.parent_session_id
+                     AND ps.end_reason = 'branched' AND {alias}.started_at >= ps.ended_at))
+         AND {delegate} IS NULL",
+        branched = marker(alias, "_branched_from"),
+        delegate = marker(alias, "_delegate_from"),
+    )
+}
+
+/// [`listable_sql`] for a backend without SQLite's JSON functions: the
+/// session's `model_config`, whether it has a parent, and whether it
+/// started after its parent ended `branched`.
+pub fn is_listable(model_config: Option<&str>, has_parent: bool, after_branch: bool) -> bool {
+    (!has_parent || has_marker(model_config, "_branched_from") || after_branch)
+        && !has_marker(model_config, "_delegate_from")
+}
+
 /// Whether a `model_config` text carries the `key` marker (`_branched_from`,
 /// `_delegate_from`): what the `marker` SQL expression reads as non-NULL, for a backend
 /// without SQLite's JSON functions. Text that is not valid JSON, a value
@@ -246,55 +269,9 @@ pub fn get_compression_tip(conn: &Connection, session_id: &str) -> Result<String
     Ok(current)
 }
 
-/// The compression chain through `session_id`, root first (`api.md` §9.2):
-/// up through parents that ended with `compression`, then down from that root
-/// through the earliest non-branch child of each compression-ended session.
-/// `[session_id]` for a session outside any chain (an unknown id included).
-pub fn get_compression_lineage(
-    conn: &Connection,
-    session_id: &str,
-) -> Result<Vec<String>, QueryError> {
-    let mut root = session_id.to_owned();
-    let mut seen: HashSet<String> = HashSet::from([root.clone()]);
-    for _ in 0..MAX_LINEAGE_STEPS {
-        let Some(parent) = crate::sessions::parent_of(conn, &root)? else {
-            break;
-        };
-        if !ended_with_compression(conn, &parent)? || !seen.insert(parent.clone()) {
-            break;
-        }
-        root = parent;
-    }
-    let earliest_child = format!(
-        "SELECT c.id FROM sessions c
-         WHERE c.parent_session_id = ?1 AND {branched} IS NULL
-         ORDER BY c.started_at ASC, c.id ASC LIMIT 1",
-        branched = marker("c", "_branched_from"),
-    );
-    let mut chain = vec![root.clone()];
-    let mut seen: HashSet<String> = HashSet::from([root.clone()]);
-    let mut current = root;
-    for _ in 0..MAX_LINEAGE_STEPS {
-        if !ended_with_compression(conn, &current)? {
-            break;
-        }
-        let Some(child) = first_id(
-            conn,
-            &earliest_child,
-            &current,
-            "following a compression chain",
-        )?
-        else {
-            break;
-        };
-        if !seen.insert(child.clone()) {
-            break;
-        }
-        chain.push(child.clone());
-        current = child;
-    }
-    Ok(chain)
-}
+/// The compression chain through `session_id`, root first (`api.md` §9.2);
+/// the rule is in [`crate::compression_lineage`].
+pub use crate::compression_lineage::get_compression_lineage;
 
 fn has_messages(conn: &Connection, session_id: &str) -> Result<bool, QueryError> {
     conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM messages WHERE session_id = ?1)")

@@ -3,6 +3,7 @@
 //! Every one of them sees inactive rows (rewound or compacted) unless it says
 //! otherwise.
 
+use hermes_state_types::text::{is_python_whitespace, python_strip};
 use hermes_state_types::{Content, Message, NewMessage};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
@@ -10,6 +11,7 @@ use serde_json::Value;
 
 use crate::error::{QueryContext, QueryError};
 use crate::rows::{decode_content, message_from_row};
+use crate::values::text;
 
 /// A window of a session's messages around one message (`api.md` §5.3).
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
@@ -23,12 +25,17 @@ pub struct MessagesAround {
     pub messages_after: usize,
 }
 
-/// What a rewind to a `user` message did (`api.md` §4.5), on every backend.
+/// What a rewind to a `user` message did (`api.md` §4.5), on every backend;
+/// serialised as the original's dict (`{"rewound_count", "target_message",
+/// "new_head_id"}`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RewindResult {
     /// How many live rows were rewound (the target and every later live row).
     pub rewound_count: usize,
-    /// The target row as it was before the rewind, decoded as by `get_messages`.
+    /// The target row as it was before the rewind, as the original returns
+    /// it: `content` decoded as by `get_messages`, but `tool_calls` the
+    /// stored text, not parsed (a JSON string, or null), see
+    /// [`rewind_target`].
     pub target_message: Message,
     /// The newest live message left, if any.
     pub new_head_id: Option<i64>,
@@ -58,14 +65,16 @@ const ANCHOR_AND_AFTER: &str =
 
 /// The messages of `session_id` around `message_id` (`api.md` §5.3): up to
 /// `window` rows on each side of it, rows as `get_messages` decodes them,
-/// inactive ones included. An anchor that is not a message of the session
-/// gives an empty window with zero counts.
+/// inactive ones included. A negative `window` counts as 0 (the anchor
+/// alone), as in the original. An anchor that is not a message of the
+/// session gives an empty window with zero counts.
 pub fn get_messages_around(
     conn: &Connection,
     session_id: &str,
     message_id: i64,
-    window: u32,
+    window: i64,
 ) -> Result<MessagesAround, QueryError> {
+    let window = window.max(0);
     let found = conn
         .query_row(ANCHOR_IN_SESSION, params![message_id, session_id], |_| {
             Ok(())
@@ -75,20 +84,14 @@ pub fn get_messages_around(
     if found.is_none() {
         return Ok(MessagesAround::default());
     }
-    let mut before = message_rows(
-        conn,
-        BEFORE_ANCHOR,
-        session_id,
-        message_id,
-        i64::from(window),
-    )?;
+    let mut before = message_rows(conn, BEFORE_ANCHOR, session_id, message_id, window)?;
     before.reverse();
     let rest = message_rows(
         conn,
         ANCHOR_AND_AFTER,
         session_id,
         message_id,
-        i64::from(window) + 1,
+        window.saturating_add(1),
     )?;
     let messages_before = before.len();
     let messages_after = rest.len().saturating_sub(1);
@@ -119,9 +122,11 @@ fn message_rows(
         .map_err(Into::into)
 }
 
-/// One message of a session, decoded as `get_messages` does, whatever its
-/// state; `None` when the id is not a message of that session.
-pub fn get_message_in_session(
+/// The target of a rewind (`api.md` §4.5): the message of the session
+/// whatever its state, `None` when the id is not a message of that session.
+/// As the original returns it: `content` decoded, `tool_calls` the stored
+/// text as a JSON string (not parsed; null when NULL).
+pub fn rewind_target(
     conn: &Connection,
     session_id: &str,
     message_id: i64,
@@ -130,12 +135,23 @@ pub fn get_message_in_session(
         .prepare_cached("SELECT * FROM messages WHERE id = ?1 AND session_id = ?2")
         .context("reading a message")?;
     let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    let tool_calls = columns.iter().position(|c| c == "tool_calls");
     stmt.query_row(params![message_id, session_id], |row| {
-        message_from_row(row, &columns)
+        let mut message = message_from_row(row, &columns)?;
+        if let Some(index) = tool_calls {
+            message.tool_calls = raw_tool_calls(text(row.get_ref(index)?));
+        }
+        Ok(message)
     })
     .optional()
     .context("reading a message")
     .map_err(Into::into)
+}
+
+/// A rewind target's `tool_calls` as the original returns it: the stored
+/// text, unparsed.
+pub fn raw_tool_calls(stored: Option<String>) -> Option<Value> {
+    stored.map(Value::String)
 }
 
 /// The newest `user` messages of a session, newest (highest id) first, at
@@ -174,10 +190,12 @@ pub fn list_recent_user_messages(
 /// The one-line preview of a user message (`api.md` §5.3): its text, or the
 /// text parts of multimodal content joined by spaces (`[multimodal content]`
 /// when there are none); whitespace runs collapsed to one space; longer than
-/// 80 characters → the first 77 and `...`. Other content previews as `""`.
+/// 80 characters → the first 77 and `...`. Structured content that decodes
+/// to a JSON string previews as that string, as in the original; other
+/// content as `""`. Whitespace is Python's (`str.split()`).
 pub fn preview(content: Option<&Content>) -> String {
     let text = match content {
-        Some(Content::Text(text)) => text.clone(),
+        Some(Content::Text(text) | Content::Structured(Value::String(text))) => text.clone(),
         Some(Content::Structured(Value::Array(parts))) => {
             let joined = parts
                 .iter()
@@ -186,7 +204,7 @@ pub fn preview(content: Option<&Content>) -> String {
                 .filter(|text| !text.is_empty())
                 .collect::<Vec<_>>()
                 .join(" ");
-            let joined = joined.trim();
+            let joined = python_strip(&joined);
             if joined.is_empty() {
                 "[multimodal content]".to_owned()
             } else {
@@ -195,7 +213,11 @@ pub fn preview(content: Option<&Content>) -> String {
         }
         _ => String::new(),
     };
-    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let collapsed = text
+        .split(is_python_whitespace)
+        .filter(|word| !word.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
     if collapsed.chars().count() > PREVIEW_MAX {
         let mut cut: String = collapsed.chars().take(PREVIEW_KEEP).collect();
         cut.push_str("...");

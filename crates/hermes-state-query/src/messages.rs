@@ -8,15 +8,19 @@ use crate::error::{QueryContext, QueryError};
 use crate::rows::message_from_row;
 use crate::sessions::lineage_root_to_tip;
 
-/// Which rows `get_messages` returns.
+/// Which rows `get_messages` returns: the original's `include_inactive`,
+/// `limit` and `offset` keyword arguments (`api.md` §5.1), whose
+/// [`Default`] is the original's defaults, over the whole integer range the
+/// original takes, with SQLite's meaning: a negative `limit` is no limit, a
+/// negative `offset` skips nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MessagePage {
     /// Include rewound and compacted rows (`active = 0`).
     pub include_inactive: bool,
-    /// At most this many rows.
-    pub limit: Option<u32>,
-    /// Skip this many rows.
-    pub offset: u32,
+    /// At most this many rows (`None` or negative: all).
+    pub limit: Option<i64>,
+    /// Skip this many rows (0 or negative: none).
+    pub offset: i64,
 }
 
 /// The messages of a session in insertion (id) order (`api.md` §5.1).
@@ -37,8 +41,8 @@ pub fn get_messages(
     let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
     let mut params = vec![SqlValue::Text(session_id.to_owned())];
     if page.limit.is_some() || page.offset != 0 {
-        params.push(SqlValue::Integer(page.limit.map_or(-1, i64::from)));
-        params.push(SqlValue::Integer(i64::from(page.offset)));
+        params.push(SqlValue::Integer(page.limit.unwrap_or(-1)));
+        params.push(SqlValue::Integer(page.offset));
     }
     let rows = stmt
         .query_map(params_from_iter(params), |row| {

@@ -10,8 +10,8 @@ use serde::{Serialize, Serializer};
 use crate::conditions::{Conditions, contains, text_value};
 use crate::error::{QueryContext, QueryError};
 use crate::lookups::{
-    SessionActivity, escape_like, get_compression_tip, last_active, marker, query_activity,
-    query_sessions,
+    SessionActivity, escape_like, get_compression_tip, last_active, listable_sql, marker,
+    query_activity, query_sessions,
 };
 use crate::values::{real, text};
 
@@ -222,17 +222,7 @@ pub fn list_sessions_rich(
 ) -> Result<Vec<RichSession>, QueryError> {
     let mut conditions = Conditions::default();
     if !options.include_children {
-        conditions.push(
-            &format!(
-                "(s.parent_session_id IS NULL OR {branched} IS NOT NULL
-                  OR EXISTS (SELECT 1 FROM sessions ps WHERE ps.id = s.parent_session_id
-                             AND ps.end_reason = 'branched' AND s.started_at >= ps.ended_at))
-                 AND {delegate} IS NULL",
-                branched = marker("s", "_branched_from"),
-                delegate = marker("s", "_delegate_from"),
-            ),
-            [],
-        );
+        conditions.push(&listable_sql("s"), []);
     }
     if let Some(source) = options.source.as_deref().filter(|s| !s.is_empty()) {
         conditions.push("s.source = ?", [text_value(source)]);

@@ -3,9 +3,12 @@
 use std::collections::HashSet;
 
 use hermes_state_types::Session;
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::types::Value as SqlValue;
+use rusqlite::{Connection, OptionalExtension, params_from_iter};
 
+use crate::conditions::{Conditions, text_value};
 use crate::error::{QueryContext, QueryError};
+use crate::lookups::listable_sql;
 use crate::rows::session_from_row;
 
 /// How far lineage walks go before giving up: a damaged file can hold a
@@ -84,16 +87,78 @@ pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>, QueryErr
         .map_err(Into::into)
 }
 
-/// Number of sessions, of one source when `source` is given (`api.md` §10).
-pub fn session_count(conn: &Connection, source: Option<&str>) -> Result<i64, QueryError> {
-    match source {
-        Some(source) => conn.query_row(
-            "SELECT COUNT(*) FROM sessions WHERE source = ?1",
-            [source],
-            |r| r.get(0),
-        ),
-        None => conn.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0)),
+/// What [`session_count`] counts: the original's keyword arguments
+/// (`api.md` §2.4), [`Default`] being the original's defaults (archived
+/// sessions left out, children counted). The filters mean what they mean
+/// in [`crate::rich_listing::RichListOptions`], so a count pairs with a
+/// listing page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionCountOptions {
+    /// Only this source (when non-empty).
+    pub source: Option<String>,
+    /// Not these sources.
+    pub exclude_sources: Vec<String>,
+    /// Only sessions whose `cwd` is this folder or lies below it (when
+    /// non-empty).
+    pub cwd_prefix: Option<String>,
+    /// Only sessions with at least this many messages (`message_count`;
+    /// ignored unless positive).
+    pub min_message_count: i64,
+    /// Also count archived sessions.
+    pub include_archived: bool,
+    /// Only archived sessions (wins over `include_archived`).
+    pub archived_only: bool,
+    /// Only listable sessions: roots and branch children, no delegate
+    /// children (`api.md` §9.2), as `list_sessions_rich` lists them.
+    pub exclude_children: bool,
+}
+
+impl SessionCountOptions {
+    /// Every session row, archived ones included.
+    pub fn all() -> Self {
+        SessionCountOptions {
+            include_archived: true,
+            ..SessionCountOptions::default()
+        }
     }
-    .context("counting sessions")
-    .map_err(Into::into)
+}
+
+/// Number of sessions `options` selects (`api.md` §2.4): by default every
+/// session that is not archived.
+pub fn session_count(conn: &Connection, options: &SessionCountOptions) -> Result<i64, QueryError> {
+    let mut conditions = Conditions::default();
+    if options.exclude_children {
+        conditions.push(&listable_sql("s"), []);
+    }
+    if let Some(source) = options.source.as_deref().filter(|s| !s.is_empty()) {
+        conditions.push("s.source = ?", [text_value(source)]);
+    }
+    if !options.exclude_sources.is_empty() {
+        let marks = vec!["?"; options.exclude_sources.len()].join(", ");
+        conditions.push(
+            &format!("s.source NOT IN ({marks})"),
+            options.exclude_sources.iter().map(|s| text_value(s)),
+        );
+    }
+    if let Some(prefix) = options.cwd_prefix.as_deref().filter(|p| !p.is_empty()) {
+        conditions.push_cwd_prefix(prefix);
+    }
+    if options.min_message_count > 0 {
+        conditions.push(
+            "s.message_count >= ?",
+            [SqlValue::Integer(options.min_message_count)],
+        );
+    }
+    if options.archived_only {
+        conditions.push("s.archived = 1", []);
+    } else if !options.include_archived {
+        conditions.push("s.archived = 0", []);
+    }
+    let sql = format!(
+        "SELECT COUNT(*) FROM sessions s{}",
+        conditions.where_clause()
+    );
+    conn.query_row(&sql, params_from_iter(conditions.params), |r| r.get(0))
+        .context("counting sessions")
+        .map_err(Into::into)
 }

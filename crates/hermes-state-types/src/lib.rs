@@ -18,6 +18,7 @@ pub mod dynamic;
 mod error_kind;
 mod message;
 pub mod pyjson;
+pub mod pyrepr;
 mod session;
 pub mod stored;
 pub mod text;

@@ -22,6 +22,7 @@ use hermes_state_query::prune::{PruneOptions, PruneReport};
 use hermes_state_query::rich_listing::{RichListOptions, RichSession};
 use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::{CompressionCooldown, HandoffState};
+use hermes_state_query::sessions::SessionCountOptions;
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 use hermes_state_types::{
     AuxiliaryUsage, Content, ConversationMessage, Message, NewDelegation, NewMessage, NewSession,
@@ -83,8 +84,8 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     fn resolve_session_by_title(&self, title: &str) -> Result<Option<String>>;
     /// A `state_meta` value.
     fn get_meta(&self, key: &str) -> Result<Option<String>>;
-    /// Sessions of one source, or of the whole store.
-    fn session_count(&self, source: Option<&str>) -> Result<i64>;
+    /// `api.md` §2.4: by default the sessions that are not archived.
+    fn session_count(&self, options: &SessionCountOptions) -> Result<i64>;
     /// `api.md` §3.1, §3.3.
     fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()>;
     /// `api.md` §3.2.
@@ -204,7 +205,7 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         &self,
         session_id: &str,
         message_id: i64,
-        window: u32,
+        window: i64,
     ) -> Result<MessagesAround>;
     /// `api.md` §5.3.
     fn list_recent_user_messages(
@@ -497,8 +498,8 @@ macro_rules! forward_store {
         fn get_meta(&self, key: &str) -> Result<Option<String>> {
             Self::get_meta(self, key).map_err($err)
         }
-        fn session_count(&self, source: Option<&str>) -> Result<i64> {
-            Self::session_count(self, source).map_err($err)
+        fn session_count(&self, options: &SessionCountOptions) -> Result<i64> {
+            Self::session_count(self, options).map_err($err)
         }
         fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()> {
             Self::update_token_counts(self, session_id, update).map_err($err)
@@ -662,7 +663,7 @@ macro_rules! forward_store {
             &self,
             session_id: &str,
             message_id: i64,
-            window: u32,
+            window: i64,
         ) -> Result<MessagesAround> {
             Self::get_messages_around(self, session_id, message_id, window).map_err($err)
         }

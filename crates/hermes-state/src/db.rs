@@ -753,11 +753,8 @@ fn give_up(what: &str, attempts: u32, error: Error) -> Error {
 /// Whether a write met a corrupt FTS index (by SQLite code where it gives
 /// one; see `hermes_state_sqlite::is_fts_corruption`).
 fn is_fts_corruption(error: &Error) -> bool {
-    let source = match error {
-        Error::Sqlite(error) => Some(&error.source),
-        Error::Schema(error) => error.sqlite_source(),
-        Error::Query(hermes_state_query::QueryError::Sqlite(error)) => Some(&error.source),
-        _ => None,
-    };
-    error.kind() == ErrorKind::Corrupt && source.is_some_and(hermes_state_sqlite::is_fts_corruption)
+    error.kind() == ErrorKind::Corrupt
+        && error
+            .sqlite_source()
+            .is_some_and(hermes_state_sqlite::is_fts_corruption)
 }

@@ -3,6 +3,7 @@
 //! `migrate --dry-run` plan). Everything here reads; nothing is upgraded.
 
 use hermes_state_query::FtsCapabilities;
+use hermes_state_query::sessions::SessionCountOptions;
 use hermes_state_schema::{FileShape, FtsLayout, detect, fts, reconcile};
 use hermes_state_sqlite::Context as _;
 use hermes_state_types::SCHEMA_VERSION;
@@ -193,9 +194,11 @@ impl SessionDb {
         }))
     }
 
-    /// Number of sessions, of one source when `source` is given.
-    pub fn session_count(&self, source: Option<&str>) -> Result<i64> {
-        self.read(|conn| Ok(hermes_state_query::sessions::session_count(conn, source)?))
+    /// The number of sessions `options` selects (`api.md` §2.4): by default
+    /// (the original's defaults) every session that is not archived;
+    /// [`SessionCountOptions::all`] for every row.
+    pub fn session_count(&self, options: &SessionCountOptions) -> Result<i64> {
+        self.read(|conn| Ok(hermes_state_query::sessions::session_count(conn, options)?))
     }
 
     /// Number of messages of the sessions of one source.

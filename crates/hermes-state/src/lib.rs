@@ -44,7 +44,7 @@ pub use doctor::{
     CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote,
     FtsTableCheck, LineageCycle, OrphanedMessages,
 };
-pub use error::{Error, Result};
+pub use error::{Error, OriginalError, Result};
 pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary, ImportOptions,
     ImportReport, SessionExport,
@@ -66,6 +66,7 @@ pub use hermes_state_query::rich_listing::{RichListOptions, RichSession};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
 };
+pub use hermes_state_query::sessions::SessionCountOptions;
 pub use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
 pub use hermes_state_query::{MessagePage, QueryError, TitleError};
 /// The schema crate, for raw-SQL tests and tools (feature `raw-sql`).

@@ -101,27 +101,22 @@ impl SessionDb {
     /// `message_count` is unchanged (the rows are still there, see
     /// [`SessionDb::restore_rewound`]).
     ///
-    /// Errors: [`Error::SessionNotFound`] for an unknown session;
-    /// [`crate::ErrorKind::InvalidInput`] when the message is not one of the
-    /// session's (`message N not found in session S`) or is not a `user`
-    /// message (`rewind target must be a 'user' message (got role='R', id=N)`),
-    /// the original's texts.
+    /// Errors, with the original's texts: [`Error::MessageNotFound`] when
+    /// the message is not one of the session's (an unknown or empty session
+    /// included), [`Error::RewindTargetRole`] when it is not a `user` message.
     pub fn rewind_to_message(&self, session_id: &str, message_id: i64) -> Result<RewindResult> {
         self.write("rewinding a session", |conn| {
-            if !hermes_state_query::session_exists(conn, session_id)? {
-                return Err(Error::SessionNotFound(session_id.to_owned()));
-            }
-            let Some(target) = message_reads::get_message_in_session(conn, session_id, message_id)?
-            else {
-                return Err(Error::InvalidInput(format!(
-                    "message {message_id} not found in session {session_id}"
-                )));
+            let Some(target) = message_reads::rewind_target(conn, session_id, message_id)? else {
+                return Err(Error::MessageNotFound {
+                    session_id: session_id.to_owned(),
+                    message_id,
+                });
             };
             if target.role != "user" {
-                return Err(Error::InvalidInput(format!(
-                    "rewind target must be a 'user' message (got role='{}', id={message_id})",
-                    target.role
-                )));
+                return Err(Error::RewindTargetRole {
+                    role: target.role,
+                    message_id,
+                });
             }
             let rewound_count = conn
                 .execute(REWIND_FROM, params![session_id, message_id])
@@ -215,13 +210,14 @@ impl SessionDb {
 
     /// A window of a session's messages around `message_id` (`api.md` §5.3):
     /// up to `window` rows before and after it, inactive ones included, with
-    /// how many of each; empty with zero counts when the message is not one
-    /// of the session's.
+    /// how many of each; a negative `window` gives the anchor alone, as in
+    /// the original. Empty with zero counts when the message is not one of
+    /// the session's.
     pub fn get_messages_around(
         &self,
         session_id: &str,
         message_id: i64,
-        window: u32,
+        window: i64,
     ) -> Result<MessagesAround> {
         self.read(|conn| {
             Ok(message_reads::get_messages_around(

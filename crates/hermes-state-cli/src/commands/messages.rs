@@ -83,8 +83,8 @@ pub fn list(ctx: &Context, args: &MessagesListArgs) -> CliResult {
     ctx.require_session(&db, &args.id)?;
     let page = MessagePage {
         include_inactive: args.all,
-        limit: args.limit,
-        offset: args.offset,
+        limit: args.limit.map(i64::from),
+        offset: i64::from(args.offset),
     };
     let messages = db
         .get_messages_page(&args.id, page)

@@ -41,9 +41,10 @@ macro_rules! to_json {
 }
 pub(crate) use to_json;
 
-/// Number of sessions in the store.
+/// Number of sessions in the store, archived ones included.
 pub fn session_count(ctx: &Context, db: &dyn hermes_state::SessionStore) -> CliResult<i64> {
-    db.session_count(None).map_err(|e| ctx.fail(&e))
+    db.session_count(&hermes_state::SessionCountOptions::all())
+        .map_err(|e| ctx.fail(&e))
 }
 
 /// Runs the command.

@@ -91,8 +91,8 @@ pub fn run(mut cli: Cli, url: &str, out: Output) -> CliResult {
             let session = find(&ctx, store.as_ref(), &args.id)?;
             let page = MessagePage {
                 include_inactive: args.all,
-                limit: args.limit,
-                offset: args.offset,
+                limit: args.limit.map(i64::from),
+                offset: i64::from(args.offset),
             };
             let rows = store
                 .get_messages_page(&session.id, page)

@@ -58,7 +58,8 @@ pub(super) fn stats_of(ctx: &Context, db: &dyn SessionStore, args: &StatsArgs) -
             db.model_totals().map_err(fail)?,
             db.top_sessions(args.top).map_err(fail)?,
             db.usage_by_model_and_task().map_err(fail)?,
-            db.session_count(None).map_err(fail)?,
+            db.session_count(&hermes_state::SessionCountOptions::all())
+                .map_err(fail)?,
             db.message_count(None).map_err(fail)?,
         )
     };

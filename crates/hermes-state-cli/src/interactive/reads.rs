@@ -14,7 +14,7 @@ use crate::paging::{Verdict, filtered_page};
 use crate::render::conversation::{Folding, render_message, session_header};
 
 /// Messages shown on each side of a hit in the conversation view.
-pub const AROUND: u32 = 10;
+pub const AROUND: i64 = 10;
 
 /// How many of the newest sessions the source filter takes its sources from.
 const SOURCE_SESSIONS: u32 = 500;

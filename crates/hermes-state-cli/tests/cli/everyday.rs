@@ -10,7 +10,7 @@ use crate::common::Env;
 fn session_count(db: &Path) -> i64 {
     SessionDb::open_read_only(db)
         .expect("open")
-        .session_count(None)
+        .session_count(&hermes_state::SessionCountOptions::all())
         .expect("count")
 }
 

@@ -56,9 +56,9 @@ const PROGRESS_EVERY: u64 = 1000;
 
 /// One session as the original's `export_session` / `export_all` return it.
 ///
-/// [`SessionExport::to_value`] gives the original's dict: the session's
-/// columns, then `last_active` (in [`SessionDb::export_all`] only), then
-/// `messages`.
+/// It serialises (and [`SessionExport::to_value`] gives) the original's
+/// dict: the session's columns, then `last_active` (in
+/// [`SessionDb::export_all`] only), then `messages`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionExport {
     /// The session row.
@@ -88,6 +88,15 @@ impl SessionExport {
             .collect();
         map.insert("messages".to_owned(), Value::Array(messages));
         Value::Object(map)
+    }
+}
+
+impl serde::Serialize for SessionExport {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
     }
 }
 

@@ -19,6 +19,7 @@ mod group_commit;
 mod hostile;
 mod interop;
 mod maintenance;
+mod parity;
 mod reliability;
 mod replay;
 mod search;

@@ -1,22 +1,34 @@
 //! The inspection reads of the facade: counts, the file's shape, the
 //! migration plan (plain data, computed without writing).
 
-use hermes_state::{NewMessage, NewSession, SessionDb};
+use hermes_state::{NewMessage, NewSession, SessionCountOptions, SessionDb};
 
 #[test]
 fn session_count_counts_all_or_one_source() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = SessionDb::open(dir.path().join("state.db")).expect("open");
-    assert_eq!(db.session_count(None).expect("count"), 0);
+    assert_eq!(
+        db.session_count(&SessionCountOptions::all())
+            .expect("count"),
+        0
+    );
     for (id, source) in [("a", "cli"), ("b", "cli"), ("c", "telegram")] {
         db.create_session(&NewSession::new(id, source))
             .expect("create");
     }
     db.append_message(&NewMessage::new("c", "user").content("hi"))
         .expect("append");
-    assert_eq!(db.session_count(None).expect("count"), 3);
-    assert_eq!(db.session_count(Some("cli")).expect("count"), 2);
-    assert_eq!(db.session_count(Some("discord")).expect("count"), 0);
+    assert_eq!(
+        db.session_count(&SessionCountOptions::all())
+            .expect("count"),
+        3
+    );
+    let of = |source: &str| SessionCountOptions {
+        source: Some(source.into()),
+        ..SessionCountOptions::default()
+    };
+    assert_eq!(db.session_count(&of("cli")).expect("count"), 2);
+    assert_eq!(db.session_count(&of("discord")).expect("count"), 0);
     assert_eq!(db.message_count_of_source("telegram").expect("count"), 1);
     assert_eq!(db.message_count_of_source("cli").expect("count"), 0);
 }

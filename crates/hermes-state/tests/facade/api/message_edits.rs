@@ -11,8 +11,8 @@ use std::sync::Arc;
 use hermes_state::rusqlite::types::Value as Sql;
 use hermes_state::serde_json::json;
 use hermes_state::{
-    Clock, Content, ErrorKind, FixedClock, MessagePage, NewMessage, SearchOptions, SessionDb,
-    StoreOptions,
+    Clock, Content, ErrorKind, FixedClock, MessagePage, NewMessage, OriginalError, SearchOptions,
+    SessionDb, StoreOptions,
 };
 
 use crate::common::{NULL, Store, assert_kind, i, t};
@@ -449,24 +449,32 @@ fn rewind_to_message_refuses_missing_and_non_user_targets_with_the_originals_tex
 
     let error = store.db.rewind_to_message("s", 2).expect_err("assistant");
     assert_eq!(error.kind(), ErrorKind::InvalidInput);
-    assert!(
-        error
-            .to_string()
-            .contains("rewind target must be a 'user' message (got role='assistant', id=2)"),
-        "{error}"
+    assert_eq!(
+        error.original_class(),
+        Some(OriginalError::RewindTargetRole)
     );
-    let error = store.db.rewind_to_message("s", 99).expect_err("missing");
-    assert_eq!(error.kind(), ErrorKind::InvalidInput);
-    assert!(
-        error
-            .to_string()
-            .contains("message 99 not found in session s"),
-        "{error}"
+    assert_eq!(
+        error.to_string(),
+        "rewind target must be a 'user' message (got role='assistant', id=2)"
     );
-    // A message of another session is not found in this one.
-    assert_kind(store.db.rewind_to_message("s", 6), ErrorKind::InvalidInput);
-    assert_kind(store.db.rewind_to_message("nope", 1), ErrorKind::NotFound);
-    assert_kind(store.db.rewind_to_message("", 1), ErrorKind::NotFound);
+    // A missing message, a message of another session, an unknown or
+    // empty session: the same error, as in the original.
+    for (session, message) in [("s", 99), ("s", 6), ("nope", 1), ("", 1)] {
+        let error = store
+            .db
+            .rewind_to_message(session, message)
+            .expect_err("missing");
+        assert_eq!(error.kind(), ErrorKind::NotFound, "{session:?} {message}");
+        assert_eq!(
+            error.original_class(),
+            Some(OriginalError::MessageNotFound),
+            "{session:?} {message}"
+        );
+        assert_eq!(
+            error.to_string(),
+            format!("message {message} not found in session {session}")
+        );
+    }
     // Nothing changed.
     assert_eq!(store.row(COUNTERS, ["s"]), vec![i(5), i(1), i(0)]);
     assert_eq!(

@@ -114,7 +114,8 @@ fn a_delete_takes_delegates_and_transcripts_and_orphans_other_children_alike() {
             ],
         );
         let (sessions_before, messages_before) = (
-            s.session_count(None).unwrap(),
+            s.session_count(&hermes_state::SessionCountOptions::all())
+                .unwrap(),
             s.message_count(None).unwrap(),
         );
         assert_eq!(usage_sessions(s), 1, "{n}");
@@ -141,7 +142,8 @@ fn a_delete_takes_delegates_and_transcripts_and_orphans_other_children_alike() {
             );
         }
         assert_eq!(
-            s.session_count(None).unwrap(),
+            s.session_count(&hermes_state::SessionCountOptions::all())
+                .unwrap(),
             sessions_before - gone.len() as i64,
             "{n}"
         );
@@ -164,7 +166,12 @@ fn a_delete_takes_delegates_and_transcripts_and_orphans_other_children_alike() {
         );
         assert!(!s.delete_session("nobody").unwrap(), "{n}");
         assert!(!s.delete_session("").unwrap(), "{n}");
-        assert_eq!(s.session_count(None).unwrap(), kept.len() as i64, "{n}");
+        assert_eq!(
+            s.session_count(&hermes_state::SessionCountOptions::all())
+                .unwrap(),
+            kept.len() as i64,
+            "{n}"
+        );
     }
 }
 
@@ -199,7 +206,12 @@ fn a_batch_delete_counts_the_sessions_that_existed_alike() {
         assert_eq!(files(dir.path()), ["c.json"], "{n}");
         assert_eq!(s.delete_sessions(&[], None).unwrap(), 0, "{n}");
         assert_eq!(s.delete_sessions(&["", "nobody"], None).unwrap(), 0, "{n}");
-        assert_eq!(s.session_count(None).unwrap(), 2, "{n}");
+        assert_eq!(
+            s.session_count(&hermes_state::SessionCountOptions::all())
+                .unwrap(),
+            2,
+            "{n}"
+        );
     }
 }
 
@@ -231,7 +243,12 @@ fn only_an_untitled_childless_session_without_messages_is_deleted_if_empty_alike
         assert_eq!(usage_sessions(s), 0, "{n}: usage rows cascade");
         // Its only child gone, the parent is empty now.
         assert!(s.delete_session_if_empty("parent").unwrap(), "{n}");
-        assert_eq!(s.session_count(None).unwrap(), 3, "{n}");
+        assert_eq!(
+            s.session_count(&hermes_state::SessionCountOptions::all())
+                .unwrap(),
+            3,
+            "{n}"
+        );
         assert_eq!(s.message_count(None).unwrap(), 2, "{n}");
     }
 }

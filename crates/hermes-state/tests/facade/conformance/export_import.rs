@@ -417,7 +417,13 @@ fn a_failing_import_leaves_nothing_on_either_backend() {
                 "{}: {what}",
                 b.name()
             );
-            assert_eq!(s.session_count(None).unwrap(), 0, "{}: {what}", b.name());
+            assert_eq!(
+                s.session_count(&hermes_state::SessionCountOptions::all())
+                    .unwrap(),
+                0,
+                "{}: {what}",
+                b.name()
+            );
             assert_eq!(s.message_count(None).unwrap(), 0, "{}: {what}", b.name());
         }
     }
@@ -434,7 +440,11 @@ fn a_value_postgresql_cannot_hold_stops_the_whole_import_there() {
         let result = s.import_jsonl(&mut nul.as_bytes(), &ImportOptions::default(), &mut |_| {});
         if b.name() == "postgres" {
             assert_eq!(result.unwrap_err().kind(), ErrorKind::InvalidInput);
-            assert_eq!(s.session_count(None).unwrap(), 0);
+            assert_eq!(
+                s.session_count(&hermes_state::SessionCountOptions::all())
+                    .unwrap(),
+                0
+            );
             assert_eq!(s.message_count(None).unwrap(), 0);
         } else {
             assert_eq!(result.unwrap().messages, 6);

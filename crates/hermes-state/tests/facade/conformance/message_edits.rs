@@ -1,7 +1,7 @@
 //! The message writers of `api.md` §4.5 through the seam: replacing a
 //! transcript, compacting it in place, rewinding and restoring.
 
-use hermes_state::{ErrorKind, MessagePage, NewMessage, NewSession, SessionStore};
+use hermes_state::{ErrorKind, MessagePage, NewMessage, NewSession, OriginalError, SessionStore};
 use serde_json::json;
 
 use super::backends;
@@ -160,31 +160,35 @@ fn rewind_and_restore_alike() {
 
         let error = s.rewind_to_message("s", ids[1]).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::InvalidInput, "{n}");
-        assert!(
-            error.to_string().contains(&format!(
+        assert_eq!(
+            error.original_class(),
+            Some(OriginalError::RewindTargetRole),
+            "{n}"
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
                 "rewind target must be a 'user' message (got role='assistant', id={})",
                 ids[1]
-            )),
-            "{n}: {error}"
-        );
-        let error = s.rewind_to_message("s", elsewhere).unwrap_err();
-        assert_eq!(error.kind(), ErrorKind::InvalidInput, "{n}");
-        assert!(
-            error
-                .to_string()
-                .contains(&format!("message {elsewhere} not found in session s")),
-            "{n}: {error}"
-        );
-        assert_eq!(
-            s.rewind_to_message("nope", ids[0]).unwrap_err().kind(),
-            ErrorKind::NotFound,
+            ),
             "{n}"
         );
-        assert_eq!(
-            s.rewind_to_message("", ids[0]).unwrap_err().kind(),
-            ErrorKind::NotFound,
-            "{n}"
-        );
+        // A message of another session, an unknown or empty session: not
+        // found, as in the original.
+        for (session, message) in [("s", elsewhere), ("nope", ids[0]), ("", ids[0])] {
+            let error = s.rewind_to_message(session, message).unwrap_err();
+            assert_eq!(error.kind(), ErrorKind::NotFound, "{n}: {session:?}");
+            assert_eq!(
+                error.original_class(),
+                Some(OriginalError::MessageNotFound),
+                "{n}: {session:?}"
+            );
+            assert_eq!(
+                error.to_string(),
+                format!("message {message} not found in session {session}"),
+                "{n}"
+            );
+        }
         assert_eq!(counters(s, "s"), (5, 0, 0), "{n}");
 
         let rewound = s.rewind_to_message("s", ids[2]).unwrap();
@@ -240,5 +244,54 @@ fn rewind_and_restore_alike() {
             "{n}"
         );
         assert_eq!(s.restore_rewound("nope", 0).unwrap(), 0, "{n}");
+    }
+}
+
+/// As the original: a rewind target's `tool_calls` is the stored text (not
+/// parsed), and a content that decodes to a JSON string previews as it.
+#[test]
+fn rewind_targets_keep_tool_calls_as_text_and_string_content_previews_alike() {
+    for b in backends("rewind target and previews") {
+        let s = b.store.as_ref();
+        let n = b.name();
+        s.create_session(&NewSession::new("s", "cli")).unwrap();
+        let ids = s
+            .append_messages(&[
+                user("s", "plain"),
+                user("s", "with calls").tool_calls(json!([{"id": "u1", "n": 2.5}])),
+                NewMessage::new("s", "user")
+                    .content(hermes_state::Content::Structured(json!("a  json string"))),
+            ])
+            .unwrap();
+        let previews: Vec<String> = s
+            .list_recent_user_messages("s", 10, false)
+            .unwrap()
+            .into_iter()
+            .map(|m| m.preview)
+            .collect();
+        assert_eq!(previews, ["a json string", "with calls", "plain"], "{n}");
+        let target = s.rewind_to_message("s", ids[1]).unwrap().target_message;
+        assert_eq!(
+            target.tool_calls,
+            Some(json!("[{\"id\": \"u1\", \"n\": 2.5}]")),
+            "{n}"
+        );
+        let target = s.rewind_to_message("s", ids[0]).unwrap().target_message;
+        assert_eq!(target.tool_calls, None, "{n}");
+        // get_messages still parses them.
+        let all = s
+            .get_messages_page(
+                "s",
+                MessagePage {
+                    include_inactive: true,
+                    ..MessagePage::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(
+            all[1].tool_calls,
+            Some(json!([{"id": "u1", "n": 2.5}])),
+            "{n}"
+        );
     }
 }

@@ -104,6 +104,74 @@ fn message_pages_skip_inactive_rows_and_page_alike() {
     }
 }
 
+/// The original's `get_messages(include_inactive, limit, offset)` and
+/// `get_messages_around(window)` over the whole integer range (answers
+/// checked against a run of it): a negative limit is no limit, a negative
+/// offset skips nothing, a negative window gives the anchor alone.
+#[test]
+fn negative_limits_offsets_and_windows_mean_what_they_mean_in_the_original_alike() {
+    for b in backends("negative paging") {
+        let s = &b.store;
+        let n = b.name();
+        s.create_session(&NewSession::new("s", "cli")).unwrap();
+        let ids = s
+            .append_messages(
+                &(0..5)
+                    .map(|i| NewMessage::new("s", "user").content(format!("m{i}")))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap();
+        deactivate(&b, ids[1]);
+        let page = |include_inactive, limit, offset| MessagePage {
+            include_inactive,
+            limit,
+            offset,
+        };
+        // (page, indexes into `ids`)
+        let pages: [(MessagePage, &[usize]); 7] = [
+            (page(false, Some(-1), 0), &[0, 2, 3, 4]),
+            (page(false, Some(-5), 1), &[2, 3, 4]),
+            (page(false, None, -2), &[0, 2, 3, 4]),
+            (page(false, Some(2), -3), &[0, 2]),
+            (page(true, Some(-1), 3), &[3, 4]),
+            (page(false, Some(0), -1), &[]),
+            (page(false, Some(i64::MAX), 1), &[2, 3, 4]),
+        ];
+        for (p, want) in pages {
+            let got: Vec<i64> = s
+                .get_messages_page("s", p)
+                .unwrap()
+                .iter()
+                .map(|m| m.id)
+                .collect();
+            let want: Vec<i64> = want.iter().map(|&i| ids[i]).collect();
+            assert_eq!(got, want, "{n}: {p:?}");
+        }
+        // (window, indexes into `ids`, messages_before, messages_after)
+        let windows: [(i64, &[usize], usize, usize); 8] = [
+            (i64::MIN, &[2], 0, 0),
+            (-5, &[2], 0, 0),
+            (-1, &[2], 0, 0),
+            (0, &[2], 0, 0),
+            (1, &[1, 2, 3], 1, 1),
+            (2, &[0, 1, 2, 3, 4], 2, 2),
+            (100, &[0, 1, 2, 3, 4], 2, 2),
+            (i64::MAX, &[0, 1, 2, 3, 4], 2, 2),
+        ];
+        for (window, want, before, after) in windows {
+            let around = s.get_messages_around("s", ids[2], window).unwrap();
+            let got: Vec<i64> = around.window.iter().map(|m| m.id).collect();
+            let want: Vec<i64> = want.iter().map(|&i| ids[i]).collect();
+            assert_eq!(got, want, "{n}: window {window}");
+            assert_eq!(
+                (around.messages_before, around.messages_after),
+                (before, after),
+                "{n}: window {window}"
+            );
+        }
+    }
+}
+
 #[test]
 fn conversations_are_built_alike_with_and_without_ancestors() {
     let mut results = Vec::new();

@@ -57,8 +57,11 @@ fn replacing_a_routing_scope_drops_empty_pairs_keeps_the_last_duplicate_alike() 
     }
 }
 
+/// `api.md` §9.2, as the original answers (checked against it): the chain
+/// through a session on it; `[id]` for a branch child, a later sibling of
+/// the chain and a session outside any chain; `[]` for an unknown id.
 #[test]
-fn compression_lineage_skips_branches_and_stops_at_a_live_tip_alike() {
+fn compression_lineage_follows_the_original_alike() {
     for b in backends("compression lineage") {
         let s = &b.store;
         let n = b.name();
@@ -67,12 +70,15 @@ fn compression_lineage_skips_branches_and_stops_at_a_live_tip_alike() {
             session.parent_session_id = Some(parent.into());
             session
         };
+        let branch_of = |id: &str, parent: &str| {
+            let mut session = child(id, parent);
+            session.model_config = Some(json!({"_branched_from": parent}));
+            session
+        };
         add(&b, NewSession::new("root", "cli"), 1.0);
         s.end_session("root", "compression").unwrap();
         // An earlier branch of the root is not part of the chain.
-        let mut branch = child("branch", "root");
-        branch.model_config = Some(json!({"_branched_from": "root"}));
-        add(&b, branch, 2.0);
+        add(&b, branch_of("branch", "root"), 2.0);
         add(&b, child("mid", "root"), 3.0);
         add(&b, child("later", "root"), 4.0);
         s.end_session("mid", "compression").unwrap();
@@ -81,25 +87,37 @@ fn compression_lineage_skips_branches_and_stops_at_a_live_tip_alike() {
         // A parent that did not end with compression starts no chain.
         add(&b, NewSession::new("plain", "cli"), 7.0);
         add(&b, child("plain-child", "plain"), 8.0);
-        let chain = ["root", "mid", "tip"].map(String::from).to_vec();
-        for id in ["root", "mid", "tip"] {
-            assert_eq!(s.get_compression_lineage(id).unwrap(), chain, "{n}: {id}");
+        // A compacted branch starts a chain of its own: walking up stops
+        // at the branch child.
+        s.end_session("branch", "compression").unwrap();
+        add(&b, child("branch-tip", "branch"), 9.0);
+        // A null marker is no marker.
+        let mut unmarked = child("unmarked", "branch-tip");
+        unmarked.model_config = Some(json!({"_branched_from": null}));
+        s.end_session("branch-tip", "compression").unwrap();
+        add(&b, unmarked, 10.0);
+
+        let chain = ["root", "mid", "tip"];
+        let cases: &[(&str, &[&str])] = &[
+            ("root", &chain),
+            ("mid", &chain),
+            ("tip", &chain),
+            ("branch", &["branch"]),
+            ("branch-tip", &["branch", "branch-tip", "unmarked"]),
+            ("unmarked", &["branch", "branch-tip", "unmarked"]),
+            ("later", &["later"]),
+            ("plain", &["plain"]),
+            ("plain-child", &["plain-child"]),
+            ("nobody", &[]),
+            ("", &[]),
+        ];
+        for (id, want) in cases {
+            assert_eq!(
+                s.get_compression_lineage(id).unwrap(),
+                want.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+                "{n}: {id:?}"
+            );
         }
-        assert_eq!(
-            s.get_compression_lineage("branch").unwrap(),
-            ["root", "mid", "tip"].map(String::from).to_vec(),
-            "{n}: the branch's root leads down the chain"
-        );
-        assert_eq!(
-            s.get_compression_lineage("plain-child").unwrap(),
-            vec!["plain-child".to_owned()],
-            "{n}"
-        );
-        assert_eq!(
-            s.get_compression_lineage("nobody").unwrap(),
-            vec!["nobody".to_owned()],
-            "{n}"
-        );
     }
 }
 

@@ -49,7 +49,12 @@ fn ensuring_a_session_creates_it_once_and_only_fills_a_missing_model_alike() {
             started,
             "{n}"
         );
-        assert_eq!(s.session_count(None).unwrap(), 2, "{n}");
+        assert_eq!(
+            s.session_count(&hermes_state::SessionCountOptions::all())
+                .unwrap(),
+            2,
+            "{n}"
+        );
         let reader = open_store(&b.location, true).unwrap();
         let error = reader.ensure_session("new", "cli", None).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::ReadOnly, "{n}: {error}");

@@ -294,7 +294,11 @@ fn read_everything(db: &SessionDb, handle: &str, outcomes: &mut Outcomes) {
     );
     note(outcomes, key("model_totals"), db.model_totals());
     note(outcomes, key("top_sessions"), db.top_sessions(5));
-    note(outcomes, key("session_count"), db.session_count(None));
+    note(
+        outcomes,
+        key("session_count"),
+        db.session_count(&hermes_state::SessionCountOptions::all()),
+    );
     note(outcomes, key("message_count"), db.message_count(None));
     note(outcomes, key("schema_info"), db.schema_info());
     note(

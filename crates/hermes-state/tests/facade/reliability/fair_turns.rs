@@ -69,7 +69,11 @@ fn loop_writers(writers: usize, seconds: u64) -> Vec<u64> {
     // Every writer has opened the store and made its session.
     let waiting = Instant::now();
     let db = SessionDb::open_read_only(&path).expect("read");
-    while db.session_count(None).expect("count the sessions") < writers as i64 {
+    while db
+        .session_count(&hermes_state::SessionCountOptions::all())
+        .expect("count the sessions")
+        < writers as i64
+    {
         for (w, child) in children.iter_mut().enumerate() {
             let exited = child.try_wait().expect("try_wait");
             assert!(

@@ -1,3 +1,7 @@
+mod original;
+
+pub use original::OriginalError;
+
 use hermes_state_query::QueryError;
 use hermes_state_schema::SchemaError;
 use hermes_state_sqlite::SqliteError;
@@ -6,7 +10,8 @@ use hermes_state_types::ErrorKind;
 /// Every error of the session store.
 ///
 /// Match on [`Error::kind`] rather than on variants or messages: kinds are
-/// portable across layers and stable, variants may grow.
+/// portable across layers and stable, variants may grow. Which exception
+/// the original would have raised is [`Error::original_class`].
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -30,9 +35,36 @@ pub enum Error {
         #[source]
         source: rusqlite::Error,
     },
-    /// The session named does not exist.
+    /// The session named does not exist: a write that needs it was refused
+    /// by the `session_id` foreign key (the original's `IntegrityError:
+    /// FOREIGN KEY constraint failed`, see [`Error::original_message`]).
     #[error("session {0:?} does not exist")]
     SessionNotFound(String),
+    /// The message is not one of the session's (an unknown or empty session
+    /// included); the original's text.
+    #[error("message {message_id} not found in session {session_id}")]
+    MessageNotFound {
+        /// The session named.
+        session_id: String,
+        /// The message named.
+        message_id: i64,
+    },
+    /// A rewind target that is not a `user` message; the original's text
+    /// (the role as Python's `repr` writes it).
+    #[error(
+        "rewind target must be a 'user' message (got role={}, id={message_id})",
+        hermes_state_types::pyrepr::str_repr(role)
+    )]
+    RewindTargetRole {
+        /// The target's role.
+        role: String,
+        /// The target message.
+        message_id: i64,
+    },
+    /// A value the original refuses with a `ValueError` of its own (e.g.
+    /// `sessions must be a list`); the text is the original's.
+    #[error("{0}")]
+    InvalidValue(String),
     /// An argument was refused before anything was written.
     #[error("invalid input: {0}")]
     InvalidInput(String),
@@ -67,7 +99,8 @@ impl Error {
             Error::Query(error) => error.kind(),
             Error::Sqlite(error) => error.kind(),
             Error::Busy { .. } => ErrorKind::Busy,
-            Error::SessionNotFound(_) => ErrorKind::NotFound,
+            Error::SessionNotFound(_) | Error::MessageNotFound { .. } => ErrorKind::NotFound,
+            Error::RewindTargetRole { .. } | Error::InvalidValue(_) => ErrorKind::InvalidInput,
             Error::InvalidInput(_) => ErrorKind::InvalidInput,
             Error::ReadOnly(_) => ErrorKind::ReadOnly,
             Error::TitleInUse { .. } => ErrorKind::Constraint,
@@ -80,6 +113,16 @@ impl Error {
 
     pub(crate) fn sqlite(context: impl Into<String>, source: rusqlite::Error) -> Self {
         Error::Sqlite(SqliteError::new(context, source))
+    }
+
+    /// The SQLite error inside, whichever layer reported it.
+    pub(crate) fn sqlite_source(&self) -> Option<&rusqlite::Error> {
+        match self {
+            Error::Sqlite(error) | Error::Query(QueryError::Sqlite(error)) => Some(&error.source),
+            Error::Schema(error) => error.sqlite_source(),
+            Error::Busy { source, .. } => Some(source),
+            _ => None,
+        }
     }
 }
 
