@@ -12,8 +12,8 @@ use std::path::Path;
 
 use hermes_state::{
     AutoArchiveOptions, AutoPruneOptions, AuxiliaryUsage, GatewayPeer, MessagePage, NewMessage,
-    NewSession, PeerLookup, PruneFilters, PruneOptions, RichListOptions, SearchOptions, SessionDb,
-    SessionStore, TokenUpdate,
+    NewSession, PeerLookup, PruneFilters, PruneOptions, RichListOptions, SearchOptions,
+    SessionCountOptions, SessionDb, SessionStore, TokenUpdate,
 };
 use hermes_state_types::dynamic::{content_from_json, new_message_from_dict, python_float};
 use serde::Serialize;
@@ -92,7 +92,16 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
                 "exclude_children",
                 "exclude_sources",
             ])?;
-            Ok(json(db.session_count(args.opt_str("source")?)?))
+            let options = SessionCountOptions {
+                source: owned(args.opt_str("source")?),
+                exclude_sources: args.opt_strings("exclude_sources")?.unwrap_or_default(),
+                cwd_prefix: owned(args.opt_str("cwd_prefix")?),
+                min_message_count: args.i64_or("min_message_count", 0)?,
+                include_archived: args.bool_or("include_archived", false),
+                archived_only: args.bool_or("archived_only", false),
+                exclude_children: args.bool_or("exclude_children", false),
+            };
+            Ok(json(db.session_count(&options)?))
         }
         "message_count" => {
             args.only(&["session_id"])?;
@@ -399,10 +408,8 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             args.only(&["session_id", "include_inactive", "limit", "offset"])?;
             let page = MessagePage {
                 include_inactive: args.bool_or("include_inactive", false),
-                limit: args
-                    .opt_i64("limit")?
-                    .map(|limit| limit.clamp(0, i64::from(u32::MAX)) as u32),
-                offset: args.u32_or("offset", 0)?,
+                limit: args.opt_i64("limit")?,
+                offset: args.i64_or("offset", 0)?,
             };
             Ok(json(db.get_messages_page(args.str("session_id")?, page)?))
         }
@@ -424,7 +431,7 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
             Ok(json(db.get_messages_around(
                 args.str("session_id")?,
                 args.i64_or("around_message_id", 0)?,
-                args.u32_or("window", 5)?,
+                args.i64_or("window", 5)?,
             )?))
         }
         "list_recent_user_messages" => {
