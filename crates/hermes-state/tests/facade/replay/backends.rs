@@ -219,12 +219,20 @@ pub fn backend_differences(sqlite: &[Value], postgres: &[Value]) -> Vec<String> 
         if same || excluded_by(ours, a, b).is_some() {
             continue;
         }
+        let ids = |outcome: &Value| -> String {
+            outcome["value"].as_array().map_or_else(String::new, |hits| {
+                let ids: Vec<String> = hits.iter().map(|hit| hit["id"].to_string()).collect();
+                format!(" ids [{}]", ids.join(","))
+            })
+        };
         found.push(format!(
-            "op {} {} {}\n    sqlite:   {}\n    postgres: {}",
+            "op {} {} {}\n    sqlite:  {} {}\n    postgres:{} {}",
             ours["i"],
             ours["op"].as_str().unwrap_or_default(),
             cut(&ours["args"].to_string()),
+            ids(a),
             cut(&a.to_string()),
+            ids(b),
             cut(&b.to_string()),
         ));
     }
