@@ -163,6 +163,21 @@ fn insert_rows(
     session_id: &str,
     rows: &[ReplacementRow],
 ) -> Result<usize> {
+    // An unknown session is found before any row is inserted: a refused
+    // insert would still draw an id from the sequence (never given back),
+    // and later messages would skip ids that SQLite gives. `FOR KEY SHARE`
+    // keeps the session from being deleted until the rows are in.
+    if !rows.is_empty()
+        && tx
+            .query_opt(
+                "SELECT 1 FROM sessions WHERE id = $1 FOR KEY SHARE",
+                &[&session_id],
+            )
+            .context("looking up the session")?
+            .is_none()
+    {
+        return Err(crate::PgError::SessionNotFound(session_id.to_owned()));
+    }
     let mut tool_calls = 0;
     for row in rows {
         insert_row(tx, &row.message, &row.encoded)?;

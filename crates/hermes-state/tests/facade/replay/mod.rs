@@ -179,7 +179,6 @@ fn replay_child() {
 /// to the documented differences (`backends::excluded_by`). The seeds are
 /// `backends::CI_SEEDS`, or `HERMES_STATE_REPLAY_SEEDS` for a longer run.
 #[test]
-#[ignore = "INTERIM: the backends still differ (issue 22 item 3 in progress)"]
 #[allow(clippy::print_stdout)]
 fn generated_scripts_answer_alike_on_both_backends() {
     let seeds = std::env::var("HERMES_STATE_REPLAY_SEEDS")
