@@ -50,9 +50,10 @@ pub(crate) fn listable_sql(alias: &str) -> String {
     )
 }
 
-/// [`listable_sql`] for a backend without SQLite's JSON functions: the
-/// session's `model_config`, whether it has a parent, and whether it
-/// started after its parent ended `branched`.
+/// Whether a session is listable (`api.md` §9.2: a root or a branch child,
+/// and no delegate child), for a backend without SQLite's JSON functions:
+/// from the session's `model_config`, whether it has a parent, and whether
+/// it started after its parent ended `branched`.
 pub fn is_listable(model_config: Option<&str>, has_parent: bool, after_branch: bool) -> bool {
     (!has_parent || has_marker(model_config, "_branched_from") || after_branch)
         && !has_marker(model_config, "_delegate_from")
