@@ -9,6 +9,9 @@ use hermes_state::ErrorKind;
 pub const EXIT_FAILED: u8 = 1;
 /// Exit code of a command-line usage error (clap uses it too).
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a command the user interrupted (Ctrl-C in `search -i`):
+/// 128 + SIGINT, what a shell reports for a program SIGINT stopped.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// A failure: what went wrong, what to do, and the exit code.
 #[derive(Debug)]
@@ -129,6 +132,17 @@ impl CliError {
             code: EXIT_FAILED,
             message: format!("{what} {}: {error}", path.display()),
             hint,
+            broken_pipe: false,
+        }
+    }
+
+    /// The user interrupted the command (Ctrl-C in `search -i`, which reads
+    /// it as a key): exit 130 and no message, as a program SIGINT stopped.
+    pub fn interrupted() -> Self {
+        CliError {
+            code: EXIT_INTERRUPTED,
+            message: String::new(),
+            hint: None,
             broken_pipe: false,
         }
     }
