@@ -332,6 +332,10 @@ pub fn import_into(
         }
     };
     bar.finish();
+    // Not `start_writing` before the import: the library validates each
+    // batch before its first write, so a refused export leaves an older
+    // file as it was; what an upgrade did is told afterwards.
+    ctx.tell_upgrade(store.as_ref());
     let report = imported.map_err(|e| {
         if e.kind() == hermes_state::ErrorKind::InvalidInput {
             not_an_export(e.to_string())

@@ -27,6 +27,7 @@ mod no_color;
 mod postgres;
 mod read_only;
 mod reading;
+mod refused_writes;
 mod report_formats;
 mod row_formats;
 mod schema_and_migrate;
