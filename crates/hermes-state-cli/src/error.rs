@@ -187,8 +187,12 @@ impl fmt::Display for CliError {
 fn kind_hint(kind: ErrorKind, detail: &str) -> Option<String> {
     let hint = match kind {
         ErrorKind::Busy => "another process holds the database; retry in a moment",
+        // The library's text often says "damaged" already: not twice.
+        ErrorKind::Corrupt if detail.contains("damaged") => {
+            "run `hermes-state doctor` to see what is wrong (`doctor --repair` fixes the indexes, counters and links; restore a backup for the rest)"
+        }
         ErrorKind::Corrupt => {
-            "the file is damaged; run `hermes-state doctor`, and restore a backup if it cannot repair it"
+            "the file is damaged; run `hermes-state doctor` to see what is wrong (`doctor --repair` fixes the indexes, counters and links; restore a backup for the rest)"
         }
         ErrorKind::NotADatabase => {
             "is this the right file? --db must name a Hermes state.db (default ~/.hermes/state.db)"

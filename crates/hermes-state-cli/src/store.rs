@@ -69,6 +69,12 @@ impl Context {
         } else {
             self.refuse_directory()?;
         }
+        if access == Access::Write {
+            // `SessionDb::open` makes a new store in an empty file at once; a
+            // command that needs an existing store refuses it first.
+            self.refuse_empty_file()?;
+        }
+        let existed = access == Access::Create && self.path.exists();
         let db = if access == Access::Read {
             SessionDb::open_read_only(&self.path)
         } else {
@@ -84,7 +90,7 @@ impl Context {
         }
         // A writing command does not upgrade the file here: its checks come
         // first (`start_writing`).
-        self.describe_open(&db);
+        self.describe_open(&db, existed);
         self.note_moved(&db);
         Ok(db)
     }
@@ -159,13 +165,38 @@ impl Context {
         let shape = db.store_shape().map_err(|e| self.open_failed(&e))?;
         match shape {
             FileShape::Store(_) => Ok(()),
-            FileShape::Empty => Err(CliError::failed(format!(
-                "{}: {} is an empty file, not a store yet",
-                self.command,
-                self.path.display()
-            ))
-            .hint("check --db; `hermes-state migrate` creates the schema in it")),
+            FileShape::Empty => Err(self.empty_file()),
         }
+    }
+
+    /// Refuses an empty file (0 bytes, or a database without tables) for a
+    /// command that needs an existing store, before anything is opened for
+    /// writing: such a file is never turned into a store by a command that
+    /// did not ask for one (`doctor --repair`, `sessions end`, …). Any other
+    /// file is left to the writable open to classify and report.
+    fn refuse_empty_file(&self) -> CliResult {
+        match SessionDb::open_read_only(&self.path).and_then(|db| db.store_shape()) {
+            Ok(FileShape::Empty) => Err(self.empty_file()),
+            _ => Ok(()),
+        }
+    }
+
+    /// "PATH is an empty file": named as what it is, not as damage, with the
+    /// commands that make a store in it.
+    fn empty_file(&self) -> CliError {
+        let what = match std::fs::metadata(&self.path) {
+            Ok(meta) if meta.len() == 0 => "an empty file (0 bytes)",
+            _ => "an empty database (no tables)",
+        };
+        CliError::failed(format!(
+            "{}: {} is {what}, not a Hermes store",
+            self.command,
+            self.path.display()
+        ))
+        .hint(
+            "check --db (a store the agent wrote is never empty); `hermes-state migrate` \
+             (or `sessions create`, `import`, `demo`) makes a new store in it",
+        )
     }
 
     /// Fails unless a store file exists at the path.
@@ -212,7 +243,7 @@ impl Context {
     /// Tells (stderr) what the open did: with `-v` always, otherwise only
     /// when it created the file (an upgrade is told by
     /// [`Context::start_writing`]).
-    fn describe_open(&self, db: &SessionDb) {
+    fn describe_open(&self, db: &SessionDb, existed: bool) {
         if db.is_read_only() {
             self.out
                 .verbose(format!("opened {} read-only", self.path.display()));
@@ -220,8 +251,11 @@ impl Context {
         }
         match db.open_report() {
             Some(report) if report.created => {
-                self.out
-                    .note(format!("created a new store at {}", self.path.display()));
+                let was = if existed { " (in the empty file)" } else { "" };
+                self.out.note(format!(
+                    "created a new store at {}{was}",
+                    self.path.display()
+                ));
                 self.out.verbose(format!(
                     "opened {} (schema {}, journal {:?})",
                     self.path.display(),
