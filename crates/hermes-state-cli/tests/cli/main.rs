@@ -21,6 +21,7 @@ mod everyday;
 mod export_and_maintenance;
 mod export_streamed;
 mod human_times;
+mod import_input;
 mod interactive;
 mod messages_and_titles;
 mod named_commands;
