@@ -235,8 +235,8 @@ pub struct ListArgs {
     /// Only sessions of this source (cli, telegram, discord, …)
     #[arg(long)]
     pub source: Option<String>,
-    /// At most this many sessions
-    #[arg(long, default_value_t = 20)]
+    /// At most this many sessions (0: all)
+    #[arg(long, default_value_t = 20, value_parser = parse_limit)]
     pub limit: u32,
     /// Skip this many sessions
     #[arg(long, default_value_t = 0)]
@@ -415,8 +415,8 @@ pub struct MessagesListArgs {
     /// Include rewound and compacted (inactive) messages
     #[arg(long)]
     pub all: bool,
-    /// At most this many messages
-    #[arg(long)]
+    /// At most this many messages (0: all, as without --limit)
+    #[arg(long, value_parser = parse_limit)]
     pub limit: Option<u32>,
     /// Skip this many messages
     #[arg(long, default_value_t = 0)]
@@ -488,8 +488,8 @@ pub struct SearchArgs {
     /// Only messages of this role, any name (repeatable; adds to --role)
     #[arg(long, value_name = "ROLE")]
     pub role_any: Vec<String>,
-    /// At most this many results
-    #[arg(long, default_value_t = 20)]
+    /// At most this many results (0: all)
+    #[arg(long, default_value_t = 20, value_parser = parse_limit)]
     pub limit: u32,
     /// Skip this many results
     #[arg(long, default_value_t = 0)]
@@ -774,6 +774,17 @@ pub struct DemoArgs {
     pub force: bool,
 }
 
+/// `--limit N`: `0` means no limit (every row), as in sqlite-utils and
+/// `llm logs`; it becomes `u32::MAX`, which every backend reads as a limit
+/// no store reaches.
+fn parse_limit(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(0) => Ok(u32::MAX),
+        Ok(limit) => Ok(limit),
+        Err(e) => Err(format!("expected a whole number, 0 for all ({e})")),
+    }
+}
+
 fn parse_json(text: &str) -> Result<Value, String> {
     serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))
 }
@@ -794,6 +805,19 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn a_limit_of_zero_means_all() {
+        assert_eq!(parse_limit("0"), Ok(u32::MAX));
+        assert_eq!(parse_limit("7"), Ok(7));
+        assert!(parse_limit("-1").is_err());
+        let parsed =
+            Cli::try_parse_from(["hermes-state", "search", "x", "--limit", "0"]).expect("valid");
+        let Command::Search(args) = parsed.command else {
+            panic!("not a search");
+        };
+        assert_eq!(args.limit, u32::MAX);
     }
 
     #[test]

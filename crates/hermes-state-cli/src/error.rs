@@ -9,6 +9,9 @@ use hermes_state::ErrorKind;
 pub const EXIT_FAILED: u8 = 1;
 /// Exit code of a command-line usage error (clap uses it too).
 pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a command the user interrupted (Ctrl-C in `search -i`):
+/// 128 + SIGINT, what a shell reports for a program SIGINT stopped.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// A failure: what went wrong, what to do, and the exit code.
 #[derive(Debug)]
@@ -133,6 +136,17 @@ impl CliError {
         }
     }
 
+    /// The user interrupted the command (Ctrl-C in `search -i`, which reads
+    /// it as a key): exit 130 and no message, as a program SIGINT stopped.
+    pub fn interrupted() -> Self {
+        CliError {
+            code: EXIT_INTERRUPTED,
+            message: String::new(),
+            hint: None,
+            broken_pipe: false,
+        }
+    }
+
     /// Stdout was closed under us.
     pub fn broken_pipe() -> Self {
         CliError {
@@ -173,8 +187,12 @@ impl fmt::Display for CliError {
 fn kind_hint(kind: ErrorKind, detail: &str) -> Option<String> {
     let hint = match kind {
         ErrorKind::Busy => "another process holds the database; retry in a moment",
+        // The library's text often says "damaged" already: not twice.
+        ErrorKind::Corrupt if detail.contains("damaged") => {
+            "run `hermes-state doctor` to see what is wrong (`doctor --repair` fixes the indexes, counters and links; restore a backup for the rest)"
+        }
         ErrorKind::Corrupt => {
-            "the file is damaged; run `hermes-state doctor`, and restore a backup if it cannot repair it"
+            "the file is damaged; run `hermes-state doctor` to see what is wrong (`doctor --repair` fixes the indexes, counters and links; restore a backup for the rest)"
         }
         ErrorKind::NotADatabase => {
             "is this the right file? --db must name a Hermes state.db (default ~/.hermes/state.db)"

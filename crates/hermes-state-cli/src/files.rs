@@ -179,11 +179,65 @@ impl OutputFile {
     }
 }
 
-/// Opens a file to import.
+/// Opens a file to import: a regular file only (stdin, `-`, is the way to
+/// read a pipe). A device such as `/dev/zero` or `/dev/urandom` never ends,
+/// a FIFO would hold the open until a writer came, and a directory has no
+/// bytes: each is refused with what it is. The kind is checked on the path
+/// before the open (which a FIFO would block) and on what was opened.
 pub fn open_input(ctx: &Context, path: &Path) -> CliResult<File> {
     refuse_store(ctx, path, "import")?;
-    File::options()
+    let meta = std::fs::metadata(path).map_err(|e| CliError::io("cannot read", path, &e))?;
+    require_regular(path, &meta)?;
+    let file = File::options()
         .read(true)
         .open(path)
-        .map_err(|e| CliError::io("cannot read", path, &e))
+        .map_err(|e| CliError::io("cannot read", path, &e))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| CliError::io("cannot read", path, &e))?;
+    require_regular(path, &meta)?;
+    Ok(file)
+}
+
+/// Refuses what is not a regular file, naming what it is.
+fn require_regular(path: &Path, meta: &std::fs::Metadata) -> CliResult {
+    if meta.is_file() {
+        return Ok(());
+    }
+    let kind = file_kind(meta);
+    let hint = if meta.is_dir() {
+        "import takes a file written by `hermes-state export`"
+    } else {
+        "import takes a file written by `hermes-state export`; to import from a pipe, give `-` (stdin)"
+    };
+    Err(CliError::failed(format!(
+        "import: {} is {kind}, not a regular file",
+        path.display()
+    ))
+    .hint(hint))
+}
+
+/// What a file that is not a regular one is, in words.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    if meta.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a file"
 }

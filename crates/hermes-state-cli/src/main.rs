@@ -1,8 +1,9 @@
 //! `hermes-state`: inspect and maintain a Hermes Agent session store
 //! (`~/.hermes/state.db`) from the command line. See `docs/CLI.md`.
 //!
-//! Exit codes: 0 success, 1 a failed operation, 2 bad usage. Errors are one
-//! line on stderr: `error: <what>: <detail>; <what to do>`.
+//! Exit codes: 0 success, 1 a failed operation, 2 bad usage, 130 interrupted
+//! (Ctrl-C in `search -i`). Errors are one line on stderr:
+//! `error: <what>: <detail>; <what to do>`.
 //!
 //! Output goes through `writeln!` on locked handles rather than `println!`,
 //! so a closed pipe (`hermes-state export | head`) ends the program quietly
@@ -66,6 +67,10 @@ fn main() -> ExitCode {
 fn report(error: &CliError) -> ExitCode {
     if error.broken_pipe {
         return ExitCode::SUCCESS;
+    }
+    if error.code == error::EXIT_INTERRUPTED {
+        // Interrupted by the user, who knows it: the status says it, no line.
+        return ExitCode::from(error.code);
     }
     let _ = writeln!(std::io::stderr().lock(), "{error}");
     ExitCode::from(error.code)

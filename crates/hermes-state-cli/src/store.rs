@@ -10,9 +10,15 @@
 //!   work on stores newer than this library writes.
 //! * Writing commands refuse `--read-only` (a usage error) and, except those
 //!   that make a store (`sessions create`, `import`, `migrate`, `demo`),
-//!   need the store to exist. They open with [`SessionDb::open`]; bringing an
-//!   older file to the current schema is the library's business (its first
-//!   write, or `migrate`).
+//!   need the store to exist. They open with [`SessionDb::open`], which
+//!   writes nothing to an existing file, and run every check that can refuse
+//!   them (an unknown session, a title in use, a store that already has
+//!   sessions, ...) on the read side first; only then
+//!   [`Context::start_writing`] brings an older file to the current schema
+//!   (what the library's first write would do), telling what that did. A
+//!   refused or mistyped command thus leaves the file byte-for-byte as it
+//!   was, as a reading command does (docs/DECISIONS.md, "A refused write
+//!   changes nothing").
 //! * `schema` and `migrate --dry-run` open read-only too (`commands::schema`).
 
 use std::path::PathBuf;
@@ -63,6 +69,12 @@ impl Context {
         } else {
             self.refuse_directory()?;
         }
+        if access == Access::Write {
+            // `SessionDb::open` makes a new store in an empty file at once; a
+            // command that needs an existing store refuses it first.
+            self.refuse_empty_file()?;
+        }
+        let existed = access == Access::Create && self.path.exists();
         let db = if access == Access::Read {
             SessionDb::open_read_only(&self.path)
         } else {
@@ -75,14 +87,38 @@ impl Context {
             if !limits.is_empty() {
                 self.out.note(format!("note: {}", limits.join("; ")));
             }
-        } else {
-            // A writing command upgrades the file now (its first write would
-            // anyway), so that what the upgrade did can be told before the work.
-            db.migrate().map_err(|e| self.open_failed(&e))?;
         }
-        self.describe_open(&db);
+        // A writing command does not upgrade the file here: its checks come
+        // first (`start_writing`).
+        self.describe_open(&db, existed);
         self.note_moved(&db);
         Ok(db)
+    }
+
+    /// Called by a writing command once its read-only checks passed, right
+    /// before its first write: brings an older file to the current schema
+    /// now (the first write would do it anyway, in its own transaction),
+    /// so that what the upgrade did is told before the work. Nothing to do
+    /// on a store just created, on a current one, or on PostgreSQL.
+    pub fn start_writing(&self, store: &dyn hermes_state::SessionStore) -> CliResult {
+        let Some(db) = store.as_sqlite() else {
+            return Ok(());
+        };
+        if db.open_report().is_some() {
+            return Ok(());
+        }
+        let report = db.migrate().map_err(|e| self.open_failed(&e))?;
+        if let Some(change) = upgrade_summary(&report) {
+            self.out
+                .note(format!("note: upgraded {}: {change}", self.path.display()));
+        }
+        self.out.verbose(format!(
+            "writing to {} (schema {}, journal {:?})",
+            self.path.display(),
+            report.to_version,
+            report.journal_mode
+        ));
+        Ok(())
     }
 
     /// Says so when the store was moved elsewhere (`migrate-to`, from a
@@ -129,13 +165,38 @@ impl Context {
         let shape = db.store_shape().map_err(|e| self.open_failed(&e))?;
         match shape {
             FileShape::Store(_) => Ok(()),
-            FileShape::Empty => Err(CliError::failed(format!(
-                "{}: {} is an empty file, not a store yet",
-                self.command,
-                self.path.display()
-            ))
-            .hint("check --db; `hermes-state migrate` creates the schema in it")),
+            FileShape::Empty => Err(self.empty_file()),
         }
+    }
+
+    /// Refuses an empty file (0 bytes, or a database without tables) for a
+    /// command that needs an existing store, before anything is opened for
+    /// writing: such a file is never turned into a store by a command that
+    /// did not ask for one (`doctor --repair`, `sessions end`, …). Any other
+    /// file is left to the writable open to classify and report.
+    fn refuse_empty_file(&self) -> CliResult {
+        match SessionDb::open_read_only(&self.path).and_then(|db| db.store_shape()) {
+            Ok(FileShape::Empty) => Err(self.empty_file()),
+            _ => Ok(()),
+        }
+    }
+
+    /// "PATH is an empty file": named as what it is, not as damage, with the
+    /// commands that make a store in it.
+    fn empty_file(&self) -> CliError {
+        let what = match std::fs::metadata(&self.path) {
+            Ok(meta) if meta.len() == 0 => "an empty file (0 bytes)",
+            _ => "an empty database (no tables)",
+        };
+        CliError::failed(format!(
+            "{}: {} is {what}, not a Hermes store",
+            self.command,
+            self.path.display()
+        ))
+        .hint(
+            "check --db (a store the agent wrote is never empty); `hermes-state migrate` \
+             (or `sessions create`, `import`, `demo`) makes a new store in it",
+        )
     }
 
     /// Fails unless a store file exists at the path.
@@ -168,27 +229,45 @@ impl Context {
             .hint("--db takes the database file, e.g. ~/.hermes/state.db")
     }
 
-    /// Tells (stderr) what the open did: with `-v` always, otherwise only
-    /// when it created or upgraded the file.
-    fn describe_open(&self, db: &SessionDb) {
-        let Some(report) = db.open_report() else {
-            self.out
-                .verbose(format!("opened {} read-only", self.path.display()));
-            return;
-        };
-        if report.created {
-            self.out
-                .note(format!("created a new store at {}", self.path.display()));
-        } else if let Some(change) = upgrade_summary(report) {
+    /// After a command that let the library upgrade the file at its first
+    /// write (`import`, which validates before writing): tells what the
+    /// upgrade did, if one ran.
+    pub fn tell_upgrade(&self, store: &dyn hermes_state::SessionStore) {
+        let report = store.as_sqlite().and_then(SessionDb::open_report);
+        if let Some(change) = report.filter(|r| !r.created).and_then(upgrade_summary) {
             self.out
                 .note(format!("note: upgraded {}: {change}", self.path.display()));
         }
-        self.out.verbose(format!(
-            "opened {} (schema {}, journal {:?})",
-            self.path.display(),
-            report.to_version,
-            report.journal_mode
-        ));
+    }
+
+    /// Tells (stderr) what the open did: with `-v` always, otherwise only
+    /// when it created the file (an upgrade is told by
+    /// [`Context::start_writing`]).
+    fn describe_open(&self, db: &SessionDb, existed: bool) {
+        if db.is_read_only() {
+            self.out
+                .verbose(format!("opened {} read-only", self.path.display()));
+            return;
+        }
+        match db.open_report() {
+            Some(report) if report.created => {
+                let was = if existed { " (in the empty file)" } else { "" };
+                self.out.note(format!(
+                    "created a new store at {}{was}",
+                    self.path.display()
+                ));
+                self.out.verbose(format!(
+                    "opened {} (schema {}, journal {:?})",
+                    self.path.display(),
+                    report.to_version,
+                    report.journal_mode
+                ));
+            }
+            _ => self.out.verbose(format!(
+                "opened {}; nothing is written before the command's checks pass",
+                self.path.display()
+            )),
+        }
     }
 
     /// A library error while doing something on this store.

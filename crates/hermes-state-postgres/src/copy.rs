@@ -297,7 +297,8 @@ fn insert_table(
             if error.code() == Some(&postgres::error::SqlState::FOREIGN_KEY_VIOLATION) {
                 PgError::InvalidInput(format!(
                     "session {id:?} names a parent that does not exist ({parent:?}); \
-                     run `hermes-state repair` on the source first"
+                     run `hermes-state doctor --repair` on the source first (it clears \
+                     parents that do not exist)"
                 ))
             } else {
                 PgError::postgres("linking sessions to their parents", error)

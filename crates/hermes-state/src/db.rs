@@ -466,6 +466,33 @@ impl SessionDb {
         self.pooled_read(|reader| read(&reader.conn))
     }
 
+    /// Runs `read` on a connection reads use, on the file as it is stored:
+    /// without the compatibility views of [`SessionDb::prepare_reader`],
+    /// which need the store's tables. For classifying the file itself: an
+    /// empty file (no table at all) is a new store, not a damaged one.
+    pub(crate) fn read_as_stored<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> Result<T>,
+    ) -> Result<T> {
+        if self.is_closed() {
+            return Err(Error::Closed);
+        }
+        let open = || Ok(hermes_state_schema::open_read_only(&self.path)?);
+        let mode = self.writer_mode.load(Ordering::SeqCst);
+        if mode == JOURNAL_WRITER {
+            return self.exclusive(|conns| match conns.writer.as_ref() {
+                Some(conn) => read(conn),
+                None => self.readers.with_reader(open, |reader| read(&reader.conn)),
+            });
+        }
+        if mode == NO_WRITER
+            && let Some(malformed) = self.malformed_state().clone()
+        {
+            return Err(malformed_repair::read_error(&malformed));
+        }
+        self.readers.with_reader(open, |reader| read(&reader.conn))
+    }
+
     /// [`SessionDb::read`] in one read transaction that also checks the
     /// schema cookie: for reads of a few statements (lineage, listings,
     /// stats, search), where taking the file's shared lock and a WAL read

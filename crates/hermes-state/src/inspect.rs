@@ -98,11 +98,13 @@ pub struct MigrationPlan {
 }
 
 impl SessionDb {
-    /// What the file is: empty (a new store), or a store with its version
-    /// and FTS layout. Refuses (as the opens do) what is not a store.
+    /// What the file is: empty (a new store: a 0-byte file, or a database
+    /// without tables), or a store with its version and FTS layout. Refuses
+    /// (as the opens do) what is not a store. Read as stored, so an empty
+    /// file is told as such, not as a store missing its tables.
     pub fn store_shape(&self) -> Result<FileShape> {
         let path = self.path().to_owned();
-        self.read(|conn| Ok(detect::inspect(conn, &path)?))
+        self.read_as_stored(|conn| Ok(detect::inspect(conn, &path)?))
     }
 
     /// The file's shape, objects and size, as the `schema` command shows them.
@@ -112,7 +114,7 @@ impl SessionDb {
             FileShape::Store(store) => Some(store.clone()),
             FileShape::Empty => None,
         };
-        self.read(|conn| {
+        let describe = |conn: &Connection| {
             let caps = FtsCapabilities::detect(conn)?;
             Ok(SchemaInfo {
                 schema_version: store.as_ref().and_then(|s| s.version),
@@ -138,7 +140,13 @@ impl SessionDb {
                 triggers: names_of(conn, "trigger")?,
                 views: names_of(conn, "view")?,
             })
-        })
+        };
+        // An empty file has no table the compatibility views could stand for.
+        if store.is_none() {
+            self.read_as_stored(describe)
+        } else {
+            self.read(describe)
+        }
     }
 
     /// What [`SessionDb::migrate`] would change, computed without writing;

@@ -46,8 +46,8 @@ pub use doctor::{
 };
 pub use error::{Error, OriginalError, Result};
 pub use export::{
-    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary, ImportOptions,
-    ImportReport, SessionExport,
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary,
+    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, SessionExport,
 };
 pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};

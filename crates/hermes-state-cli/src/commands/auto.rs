@@ -45,6 +45,7 @@ pub fn auto(ctx: &Context, args: &AutoArgs) -> CliResult {
 /// reclaims the space there).
 pub(super) fn auto_in(ctx: &Context, db: &dyn SessionStore, args: &AutoArgs) -> CliResult {
     let on_file = db.as_sqlite().is_some();
+    ctx.start_writing(db)?;
     let mut lines = Vec::new();
     let mut errors = Vec::new();
 

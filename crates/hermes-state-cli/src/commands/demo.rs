@@ -502,6 +502,7 @@ pub(super) fn demo_in(
             "name a new schema in the URL (`?schema=demo`) to make a new sample store, or pass --force to add the sample anyway"
         }));
     }
+    ctx.start_writing(db)?;
     let samples = samples();
     if args.force {
         for s in &samples {

@@ -17,8 +17,8 @@ use std::path::Path;
 use std::rc::Rc;
 
 use hermes_state::{
-    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ImportOptions, ImportReport,
-    SCHEMA_VERSION, SessionStore,
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, IMPORT_LINE_LIMIT, ImportOptions,
+    ImportReport, SCHEMA_VERSION, SessionStore,
 };
 use hermes_state_types::pyjson;
 use serde_json::{Map, Value, json};
@@ -289,12 +289,6 @@ pub fn import_into(
         let meta = file
             .metadata()
             .map_err(|e| CliError::io("cannot read", &args.file, &e))?;
-        if meta.is_dir() {
-            return Err(
-                CliError::failed(format!("{} is a directory", args.file.display()))
-                    .hint("import takes a file written by `hermes-state export`"),
-            );
-        }
         (Box::new(file), Some(meta.len()))
     };
     let shown = if from_stdin {
@@ -332,6 +326,10 @@ pub fn import_into(
         }
     };
     bar.finish();
+    // Not `start_writing` before the import: the library validates each
+    // batch before its first write, so a refused export leaves an older
+    // file as it was; what an upgrade did is told afterwards.
+    ctx.tell_upgrade(store.as_ref());
     let report = imported.map_err(|e| {
         if e.kind() == hermes_state::ErrorKind::InvalidInput {
             not_an_export(e.to_string())
@@ -370,16 +368,31 @@ fn detect_format(
         reader.consume(skip);
     };
     if first == b'[' {
-        let document = read_json(&mut reader).map_err(Detect::Invalid)?;
+        let document = read_json(&mut reader, Vec::new(), path)?;
         return original_to_jsonl(document)
             .map(ImportSource::Converted)
             .map_err(Detect::Invalid);
     }
-    let mut line = String::new();
-    reader
-        .read_line(&mut line)
-        .map_err(|e| Detect::Invalid(e.to_string()))?;
-    let header: Option<Map<String, Value>> = serde_json::from_str(line.trim()).ok();
+    if first != b'{' {
+        return Err(Detect::Invalid(format!(
+            "it is not JSON (it starts with {}); an export starts with `{{` (JSONL, or one session) or `[`",
+            describe_byte(first)
+        )));
+    }
+    // The first line: the JSONL header, or the start of one JSON object.
+    // Read no further than an import reads a line (a stream without line
+    // ends must not fill the memory): a header is short, and a longer first
+    // line can only be a JSON document (one session's export, compact).
+    let mut line = Vec::new();
+    let limit = u64::try_from(IMPORT_LINE_LIMIT).unwrap_or(u64::MAX);
+    (&mut reader)
+        .take(limit + 1)
+        .read_until(b'\n', &mut line)
+        .map_err(|e| Detect::Io(CliError::io("cannot read", path, &e)))?;
+    let header: Option<Map<String, Value>> = std::str::from_utf8(&line)
+        .ok()
+        .filter(|text| text.trim_end().len() <= IMPORT_LINE_LIMIT)
+        .and_then(|text| serde_json::from_str(text.trim()).ok());
     if header
         .as_ref()
         .and_then(|h| h.get("format"))
@@ -392,26 +405,45 @@ fn detect_format(
                 version.unwrap_or(Value::Null)
             )));
         }
-        let stream = io::Cursor::new(line.into_bytes()).chain(reader);
+        let stream = io::Cursor::new(line).chain(reader);
         return Ok(ImportSource::Jsonl(Box::new(stream)));
     }
-    let mut rest = line;
-    reader
-        .read_to_string(&mut rest)
-        .map_err(|e| Detect::Invalid(e.to_string()))?;
-    let document: Value =
-        serde_json::from_str(&rest).map_err(|e| Detect::Invalid(e.to_string()))?;
+    let document = read_json(&mut reader, line, path)?;
     original_to_jsonl(document)
         .map(ImportSource::Converted)
         .map_err(Detect::Invalid)
 }
 
-fn read_json(reader: &mut impl Read) -> Result<Value, String> {
-    let mut text = String::new();
+/// A byte as a person reads it: `'h'`, or `byte 0x00`.
+fn describe_byte(byte: u8) -> String {
+    if byte.is_ascii_graphic() {
+        format!("{:?}", char::from(byte))
+    } else {
+        format!("byte 0x{byte:02x}")
+    }
+}
+
+/// The largest `json` export read (1 GiB): that format is one document,
+/// held whole to be converted; a larger one, or an endless stream on stdin,
+/// is refused before it fills the memory (the JSONL format is read line by
+/// line, each line bounded by `IMPORT_LINE_LIMIT`).
+const JSON_DOCUMENT_LIMIT: u64 = 1 << 30;
+
+/// The rest of a `json` export after `start`, parsed.
+fn read_json(reader: &mut impl Read, start: Vec<u8>, path: &Path) -> Result<Value, Detect> {
+    let mut bytes = start;
+    let room = JSON_DOCUMENT_LIMIT.saturating_sub(bytes.len() as u64);
     reader
-        .read_to_string(&mut text)
-        .map_err(|e| e.to_string())?;
-    serde_json::from_str(&text).map_err(|e| e.to_string())
+        .take(room + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Detect::Io(CliError::io("cannot read", path, &e)))?;
+    if bytes.len() as u64 > JSON_DOCUMENT_LIMIT {
+        return Err(Detect::Invalid(format!(
+            "a `json` export larger than {} GiB is not read (it is held whole); export with --format jsonl, which is read line by line",
+            JSON_DOCUMENT_LIMIT >> 30
+        )));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| Detect::Invalid(e.to_string()))
 }
 
 /// Converts the original's export shape (an array of session objects, or one)

@@ -5,7 +5,7 @@
 //! are only briefly held up; a run that is interrupted continues where it
 //! stopped the next time.
 
-use hermes_state::{FtsIndex, OptimizeProgress, Refusal, SessionDb};
+use hermes_state::{FtsIndex, MigrationPlan, OptimizeProgress, Refusal, SCHEMA_VERSION, SessionDb};
 use serde_json::json;
 
 use crate::cli::OptimizeStorageArgs;
@@ -13,10 +13,30 @@ use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
 use crate::store::{Access, Context};
 
-/// Brings the store to the current schema (refusing what is not a store)
-/// for the maintenance steps.
-fn maintenance_store(ctx: &Context) -> CliResult<SessionDb> {
-    ctx.open(Access::Write)
+/// The store for the maintenance steps (refusing what is not a store),
+/// and what its upgrade would leave: nothing is written yet.
+fn maintenance_store(ctx: &Context) -> CliResult<(SessionDb, MigrationPlan)> {
+    let db = ctx.open(Access::Write)?;
+    let plan = db
+        .migration_plan()
+        .map_err(|e| ctx.fail(&e))?
+        .ok_or_else(|| {
+            CliError::failed(format!(
+                "{}: {} holds no store yet",
+                ctx.command,
+                ctx.path.display()
+            ))
+            .hint("`hermes-state migrate` creates the schema in it")
+        })?;
+    Ok((db, plan))
+}
+
+/// The refusal the library's maintenance would meet after the upgrade, told
+/// on the read side so that a refused run leaves an older file as it was:
+/// the upgrade keeps the v11–v22 (inline) FTS layout, which the background
+/// rebuild and the CJK index do not work on.
+fn legacy_layout_after_upgrade(plan: &MigrationPlan) -> bool {
+    plan.fts_optimize_available
 }
 
 fn family(index: FtsIndex) -> &'static str {
@@ -74,7 +94,11 @@ fn refused(ctx: &Context, refusal: Refusal) -> CliError {
 
 /// `fts rebuild`
 pub fn rebuild(ctx: &Context) -> CliResult {
-    let db = maintenance_store(ctx)?;
+    let (db, plan) = maintenance_store(ctx)?;
+    if legacy_layout_after_upgrade(&plan) {
+        return Err(refused(ctx, Refusal::LegacyLayout));
+    }
+    ctx.start_writing(&db)?;
     let bar = Progress::bar(&ctx.out, 0, "starting", "ids");
     let report = db
         .rebuild_fts_in_background(|event| follow(&bar, &event))
@@ -113,7 +137,25 @@ const CJK_WARNING: &str = "warning: the CJK index's triggers fire on every messa
 
 /// `fts rebuild-cjk`: the explicit opt-in that (re)creates the CJK index.
 pub fn rebuild_cjk(ctx: &Context) -> CliResult {
-    let db = ctx.open(Access::Write)?;
+    let (db, plan) = maintenance_store(ctx)?;
+    // The library's refusals (`SessionDb::rebuild_cjk_index`), before the
+    // upgrade and before the warning.
+    let refusal = if !db.has_cjk_tokenizer().map_err(|e| ctx.fail(&e))? {
+        Some("the cjk_unicode61 tokenizer is switched off (HERMES_CJK_FTS); cannot build the CJK index".to_owned())
+    } else if legacy_layout_after_upgrade(&plan) {
+        Some("the FTS layout is not the v23 one; optimise the FTS storage first".to_owned())
+    } else if plan.to_version > SCHEMA_VERSION {
+        Some(format!(
+            "schema_version {} is newer than {SCHEMA_VERSION}: its CJK index belongs to the newer release",
+            plan.to_version
+        ))
+    } else {
+        None
+    };
+    if let Some(refusal) = refusal {
+        return Err(ctx.fail(&hermes_state::Error::InvalidInput(refusal)));
+    }
+    ctx.start_writing(&db)?;
     ctx.out.note(CJK_WARNING);
     let spinner = Progress::spinner(&ctx.out, "indexing CJK text");
     let outcome = db.rebuild_cjk_index();
@@ -132,7 +174,8 @@ pub fn rebuild_cjk(ctx: &Context) -> CliResult {
 
 /// `fts optimize-storage`
 pub fn optimize_storage(ctx: &Context, args: &OptimizeStorageArgs) -> CliResult {
-    let db = maintenance_store(ctx)?;
+    let (db, _) = maintenance_store(ctx)?;
+    ctx.start_writing(&db)?;
     if db.has_cjk_tokenizer().map_err(|e| ctx.fail(&e))? {
         ctx.out.note(CJK_WARNING);
     }

@@ -85,6 +85,7 @@ pub(super) fn set_in(
 ) -> CliResult {
     ctx.require_session(db, id)?;
     let before = flagged(ctx, db, id, flag)?;
+    ctx.start_writing(db)?;
     let matched = match flag {
         Flag::Archived => db.set_session_archived(id, on),
         Flag::Pinned => db.set_session_pinned(id, on),

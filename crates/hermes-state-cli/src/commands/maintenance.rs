@@ -21,6 +21,7 @@ fn file_size(path: &std::path::Path) -> u64 {
 /// `vacuum`
 pub fn vacuum(ctx: &Context) -> CliResult {
     let db = ctx.open(Access::Write)?;
+    ctx.start_writing(&db)?;
     let before = file_size(&ctx.path);
     let spinner = Progress::spinner(&ctx.out, "optimising the FTS indexes and vacuuming");
     let optimised = db.vacuum().map_err(|e| ctx.fail(&e))?;
@@ -195,6 +196,7 @@ pub fn doctor(ctx: &Context, args: &DoctorArgs) -> CliResult {
         };
     }
     let db = ctx.open(Access::Write)?;
+    ctx.start_writing(&db)?;
     let spinner = Progress::spinner(
         out,
         "repairing (FTS indexes are rebuilt; this can take a while)",

@@ -56,6 +56,8 @@ pub fn append(ctx: &Context, args: AppendArgs) -> CliResult {
 /// `messages append` on any store.
 pub(super) fn append_in(ctx: &Context, db: &dyn SessionStore, args: AppendArgs) -> CliResult {
     let content = read_content(&args)?;
+    ctx.require_session(db, &args.id)?;
+    ctx.start_writing(db)?;
     let mut message = NewMessage::new(&args.id, args.role());
     message.content = content.map(Into::into);
     message.tool_calls = args.tool_calls;

@@ -161,6 +161,9 @@ pub(super) fn prune_in(ctx: &Context, db: &dyn SessionStore, args: &PruneArgs) -
             )?;
         }
     }
+    if !args.dry_run {
+        ctx.start_writing(db)?;
+    }
     let spinner = Progress::spinner(
         &ctx.out,
         if args.dry_run {

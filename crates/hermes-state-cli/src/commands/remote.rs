@@ -211,6 +211,23 @@ pub fn migrate_to(ctx: &Context, args: &MigrateToArgs) -> CliResult {
 #[cfg(feature = "postgres")]
 fn to_postgres(ctx: &Context, url: &str) -> CliResult {
     let db = ctx.open(Access::Write)?;
+    // The target first: an unreachable server, a refused login or a
+    // target that already holds a store must not leave the file upgraded.
+    let target =
+        open_store(&StoreLocation::Postgres(url.to_owned()), false).map_err(|e| ctx.fail(&e))?;
+    let held = target
+        .session_count(&hermes_state::SessionCountOptions::all())
+        .map_err(|e| ctx.fail(&e))?
+        + target.message_count(None).map_err(|e| ctx.fail(&e))?;
+    drop(target);
+    if held > 0 {
+        return Err(CliError::failed(
+            "migrate-to: the target store is not empty (it holds sessions or messages)",
+        )
+        .hint("copy into a new schema: name it in the URL (`?schema=NAME`)"));
+    }
+    // The copy reads a file at schema version 23.
+    ctx.start_writing(&db)?;
     let report = db.migrate_to_postgres(url).map_err(|e| ctx.fail(&e))?;
     print_move(
         ctx,

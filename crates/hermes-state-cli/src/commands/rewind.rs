@@ -18,6 +18,8 @@ pub fn rewind(ctx: &Context, args: &RewindArgs) -> CliResult {
 /// `sessions rewind` on any store.
 pub(super) fn rewind_in(ctx: &Context, db: &dyn SessionStore, args: &RewindArgs) -> CliResult {
     ctx.require_session(db, &args.id)?;
+    require_rewind_target(ctx, db, &args.id, args.to)?;
+    ctx.start_writing(db)?;
     let result = db
         .rewind_to_message(&args.id, args.to)
         .map_err(|e| ctx.fail(&e))?;
@@ -46,6 +48,29 @@ pub(super) fn rewind_in(ctx: &Context, db: &dyn SessionStore, args: &RewindArgs)
     ))
 }
 
+/// The library's refusals of a rewind target (`api.md` §4.5: a message of
+/// the session, with the role `user`), checked on the read side so that a
+/// mistyped id changes nothing (the library checks them again in its write).
+fn require_rewind_target(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    session_id: &str,
+    message_id: i64,
+) -> CliResult {
+    let around = db
+        .get_messages_around(session_id, message_id, 0)
+        .map_err(|e| ctx.fail(&e))?;
+    let refusal = match around.window.get(around.messages_before) {
+        Some(target) if target.id == message_id && target.role == "user" => return Ok(()),
+        Some(target) if target.id == message_id => format!(
+            "rewind target must be a 'user' message (got role='{}', id={message_id})",
+            target.role
+        ),
+        _ => format!("message {message_id} not found in session {session_id}"),
+    };
+    Err(ctx.fail(&hermes_state::Error::InvalidInput(refusal)))
+}
+
 /// `sessions restore`
 pub fn restore(ctx: &Context, args: &RestoreArgs) -> CliResult {
     restore_in(ctx, &ctx.open(Access::Write)?, args)
@@ -55,6 +80,7 @@ pub fn restore(ctx: &Context, args: &RestoreArgs) -> CliResult {
 pub(super) fn restore_in(ctx: &Context, db: &dyn SessionStore, args: &RestoreArgs) -> CliResult {
     ctx.require_session(db, &args.id)?;
     let since = args.since.unwrap_or(0);
+    ctx.start_writing(db)?;
     let restored = db
         .restore_rewound(&args.id, since)
         .map_err(|e| ctx.fail(&e))?;

@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::query_problem;
+use hermes_state::{QueryProblem, query_problem};
 use hermes_state::{SearchOptions, SessionStore};
 
 use crate::cli::{SearchArgs, SortOrder};
 use crate::commands::to_json;
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::output::{one_line, shorten, when};
 use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
@@ -54,16 +54,16 @@ pub(super) fn print_hits(
     format: RowFormat,
 ) -> CliResult {
     let out = &ctx.out;
+    if hits.is_empty()
+        && let Some(error) = unrunnable(ctx, &args.query)
+    {
+        return Err(error);
+    }
     if format.print(out, &to_json!(&hits))? {
         return Ok(());
     }
     if hits.is_empty() {
         out.note(format!("no messages match {:?}", args.query));
-        // Search answers an unsearchable query with no results, as the
-        // original; say so, rather than let it pass for "nothing matches".
-        if let Some(problem) = query_problem(&args.query) {
-            out.note(problem.to_string());
-        }
         return Ok(());
     }
     let mut text = String::new();
@@ -101,6 +101,23 @@ pub(super) fn print_hits(
         }
     ));
     Ok(())
+}
+
+/// The error for a query that cannot be run, when search found nothing:
+/// the library answers such a query with no results, as the original does
+/// (`api.md` §8.4), so that "nothing matches" and "this cannot be searched"
+/// look alike; the command line tells them apart (`query_problem`) and
+/// makes the second a usage error (exit 2), never an empty answer, in
+/// every format. `None`: nothing matches, which is no error.
+pub(super) fn unrunnable(ctx: &Context, query: &str) -> Option<CliError> {
+    let problem = query_problem(query)?;
+    let hint = match problem {
+        QueryProblem::NothingToSearch => "give at least one word to search for",
+        _ => {
+            "search takes FTS5 syntax (words, \"a phrase\", OR, NOT, prefix*); put special characters inside double quotes"
+        }
+    };
+    Some(CliError::usage(format!("{}: {problem}", ctx.command)).hint(hint))
 }
 
 /// The lines under a hit's header: with `--context`, the message before

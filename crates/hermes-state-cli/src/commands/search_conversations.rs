@@ -6,9 +6,7 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::{
-    ConversationHit, ConversationScope, SearchOptions, SessionStore, query_problem,
-};
+use hermes_state::{ConversationHit, ConversationScope, SearchOptions, SessionStore};
 
 use crate::cli::SearchArgs;
 use crate::commands::to_json;
@@ -35,14 +33,16 @@ pub fn search(
         .search_conversations_in(&args.query, options, &scope)
         .map_err(|e| ctx.fail(&e))?;
     let out = &ctx.out;
+    if conversations.is_empty()
+        && let Some(error) = super::search::unrunnable(ctx, &args.query)
+    {
+        return Err(error);
+    }
     if format.print(out, &to_json!(&conversations))? {
         return Ok(());
     }
     if conversations.is_empty() {
         out.note(format!("no conversations match {:?}", args.query));
-        if let Some(problem) = query_problem(&args.query) {
-            out.note(problem.to_string());
-        }
         return Ok(());
     }
     let mut text = String::new();

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use crate::cli::{ClearArgs, CreateArgs, DeleteArgs, EndArgs, LineageArgs, ShowArgs};
 use crate::commands::{session_count, to_json};
 use crate::confirm::{Consent, sessions_summary};
-use crate::error::CliResult;
+use crate::error::{CliError, CliResult};
 use crate::output::{self, Output, datetime};
 use crate::render::conversation::{self, Folding};
 use crate::row_format::RowFormat;
@@ -80,7 +80,18 @@ pub fn create(ctx: &Context, args: &CreateArgs) -> CliResult {
 /// `sessions create` on any store.
 pub(super) fn create_in(ctx: &Context, db: &dyn SessionStore, args: &CreateArgs) -> CliResult {
     let id = args.id.clone().unwrap_or_else(new_session_id);
+    if let Some(parent) = args.parent.as_deref().filter(|p| !p.is_empty())
+        && db.get_session(parent).map_err(|e| ctx.fail(&e))?.is_none()
+    {
+        return Err(CliError::failed(format!(
+            "{}: parent session {parent:?} does not exist in {}",
+            ctx.command,
+            ctx.path.display()
+        ))
+        .hint("list sessions with `hermes-state sessions list`"));
+    }
     let existed = db.get_session(&id).map_err(|e| ctx.fail(&e))?.is_some();
+    ctx.start_writing(db)?;
     let mut session = NewSession::new(&id, &args.source);
     session.model = args.model.clone();
     session.user_id = args.user_id.clone();
@@ -133,6 +144,7 @@ pub(super) fn end_in(ctx: &Context, db: &dyn SessionStore, args: &EndArgs) -> Cl
             ),
         );
     }
+    ctx.start_writing(db)?;
     db.end_session(&args.id, &args.reason)
         .map_err(|e| ctx.fail(&e))?;
     confirm(
@@ -151,6 +163,7 @@ pub fn reopen(ctx: &Context, id: &str) -> CliResult {
 /// `sessions reopen` on any store.
 pub(super) fn reopen_in(ctx: &Context, db: &dyn SessionStore, id: &str) -> CliResult {
     ctx.require_session(db, id)?;
+    ctx.start_writing(db)?;
     db.reopen_session(id).map_err(|e| ctx.fail(&e))?;
     confirm(ctx, db, id, format!("reopened session {id}"))
 }
@@ -193,6 +206,7 @@ pub(super) fn delete_in(
         ),
     )?;
     let before = session_count(ctx, db)?;
+    ctx.start_writing(db)?;
     remove(&ids).map_err(|e| ctx.fail(&e))?;
     let deleted = before - session_count(ctx, db)?;
     if ctx.out.json {
@@ -235,6 +249,7 @@ pub(super) fn clear_in(ctx: &Context, db: &dyn SessionStore, args: &ClearArgs) -
         ctx,
         &format!("delete the {removed} message(s) of session {id}?"),
     )?;
+    ctx.start_writing(db)?;
     db.clear_messages(id).map_err(|e| ctx.fail(&e))?;
     if ctx.out.json {
         return ctx

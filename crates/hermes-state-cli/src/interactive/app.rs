@@ -31,6 +31,8 @@ pub enum Action {
     Resume(String),
     /// Leave without printing anything.
     Quit,
+    /// Ctrl-C: leave without printing anything, as interrupted (exit 130).
+    Interrupt,
 }
 
 /// The kind of a line of the conversation view, which decides its style.
@@ -224,13 +226,7 @@ impl App {
     /// Whether a key changes the query (typing, deleting): the keys whose
     /// searches may be merged when several arrive at once.
     pub fn edits_query(key: &KeyEvent) -> bool {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        match key.code {
-            KeyCode::Char('u' | 'w') if ctrl => true,
-            KeyCode::Char(_) => !ctrl && !key.modifiers.contains(KeyModifiers::ALT),
-            KeyCode::Backspace => true,
-            _ => false,
-        }
+        Edit::of(key).is_some()
     }
 
     /// What a key press does.
@@ -238,7 +234,7 @@ impl App {
         self.notice = None;
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && key.code == KeyCode::Char('c') {
-            return Action::Quit;
+            return Action::Interrupt;
         }
         match &mut self.view {
             View::List => self.handle_list(key, ctrl),
@@ -261,15 +257,14 @@ impl App {
     }
 
     fn handle_list(&mut self, key: KeyEvent, ctrl: bool) -> Action {
-        if Self::edits_query(&key) {
-            match key.code {
-                KeyCode::Backspace => {
+        if let Some(edit) = Edit::of(&key) {
+            match edit {
+                Edit::Type(c) => self.query.push(c),
+                Edit::DeleteChar => {
                     self.query.pop();
                 }
-                KeyCode::Char('u') => self.query.clear(),
-                KeyCode::Char('w') => delete_word(&mut self.query),
-                KeyCode::Char(c) => self.query.push(c),
-                _ => {}
+                Edit::DeleteWord => delete_word(&mut self.query),
+                Edit::Clear => self.query.clear(),
             }
             return Action::Search;
         }
@@ -318,6 +313,37 @@ impl App {
             self.top = self.selected + 1 - page;
         }
         Action::Redraw
+    }
+}
+
+/// What a key does to the query in the list, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Edit {
+    /// A printable key (Shift or not): the character is typed, whatever it is.
+    Type(char),
+    /// Backspace.
+    DeleteChar,
+    /// Ctrl-W.
+    DeleteWord,
+    /// Ctrl-U.
+    Clear,
+}
+
+impl Edit {
+    /// The edit a key makes. Only Ctrl-U and Ctrl-W are editing commands: a
+    /// plain `u` or `w` is text like every other character (the commands
+    /// once matched the bare letters, so no word with a `u` or `w` could be
+    /// typed). A key with Ctrl or Alt is never text.
+    fn of(key: &KeyEvent) -> Option<Edit> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Char('u') if ctrl && !alt => Some(Edit::Clear),
+            KeyCode::Char('w') if ctrl && !alt => Some(Edit::DeleteWord),
+            KeyCode::Char(c) if !ctrl && !alt => Some(Edit::Type(c)),
+            KeyCode::Backspace => Some(Edit::DeleteChar),
+            _ => None,
+        }
     }
 }
 

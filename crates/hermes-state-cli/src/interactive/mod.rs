@@ -61,18 +61,33 @@ pub fn search_in(ctx: &Context, db: &dyn SessionStore, args: &SearchArgs) -> Cli
     let searcher = Searcher::new(db, args, scope);
     let mut app = App::new(args.query.clone(), Filters::new(args, &sources));
     app.colors = ctx.out.color;
-    let resume = {
+    let ending = {
         let _guard = TerminalGuard::enter()?;
         run(&mut app, &searcher)?
     };
     // The terminal is back to normal: the line lands on the shell's screen.
-    if let Some(id) = resume {
-        let id = db
-            .resolve_resume_session_id(&id)
-            .map_err(|e| ctx.fail(&e))?;
-        ctx.out.line(format!("hermes --resume {id}"))?;
+    match ending {
+        Ending::Resume(id) => {
+            let id = db
+                .resolve_resume_session_id(&id)
+                .map_err(|e| ctx.fail(&e))?;
+            ctx.out.line(format!("hermes --resume {id}"))?;
+            Ok(())
+        }
+        Ending::Quit => Ok(()),
+        Ending::Interrupted => Err(CliError::interrupted()),
     }
-    Ok(())
+}
+
+/// How the event loop ended.
+enum Ending {
+    /// Tab: resume this session.
+    Resume(String),
+    /// Esc: nothing chosen.
+    Quit,
+    /// Ctrl-C: nothing chosen, and the exit status says so (130, as a shell
+    /// reports a program stopped by SIGINT).
+    Interrupted,
 }
 
 /// `--session`: its compression lineage (or itself with `--segment-only`).
@@ -92,8 +107,8 @@ fn scope(
     Ok(Some(lineage.into_iter().collect()))
 }
 
-/// The event loop, until a key leaves; the session to resume, if one was chosen.
-fn run(app: &mut App, searcher: &Searcher<'_>) -> CliResult<Option<String>> {
+/// The event loop, until a key leaves; how it was left.
+fn run(app: &mut App, searcher: &Searcher<'_>) -> CliResult<Ending> {
     let io_error = |e: io::Error| terminal_error("drawing", &e);
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout())).map_err(io_error)?;
     terminal.clear().map_err(io_error)?;
@@ -136,8 +151,9 @@ fn run(app: &mut App, searcher: &Searcher<'_>) -> CliResult<Option<String>> {
                     Err(error) => format!("cannot copy: {error}"),
                 });
             }
-            Action::Resume(id) => return Ok(Some(id)),
-            Action::Quit => return Ok(None),
+            Action::Resume(id) => return Ok(Ending::Resume(id)),
+            Action::Quit => return Ok(Ending::Quit),
+            Action::Interrupt => return Ok(Ending::Interrupted),
         }
     }
 }

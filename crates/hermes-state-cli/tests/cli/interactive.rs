@@ -21,6 +21,9 @@ const DEADLINE: Duration = Duration::from_secs(20);
 /// The line the shell prints after a clean exit with the terminal restored.
 const CLEAN_EXIT: &str = "exit 0, terminal restored";
 
+/// The line the shell prints after Ctrl-C (exit 130) with the terminal restored.
+const INTERRUPTED_EXIT: &str = "exit 130, terminal restored";
+
 /// Why tmux cannot be used, or `None` when it can.
 fn tmux_missing() -> Option<String> {
     match Command::new("tmux").arg("-V").output() {
@@ -326,8 +329,65 @@ fn filters_cycle_by_key_and_show_in_the_status_line_in_tmux() {
     tmux.press("C-t");
     tmux.wait_for_text("2 results · source: any · role: any · since: 7d");
 
-    // Ctrl-C quits from anywhere, printing nothing.
+    // Ctrl-C quits from anywhere, printing nothing, with the status of an
+    // interrupted program (130), so `search -i && …` stops there.
     tmux.press("C-c");
+    let screen = tmux.wait_for_text(INTERRUPTED_EXIT);
+    assert!(
+        screen.starts_with(&format!("{INTERRUPTED_EXIT}\n")),
+        "{screen}"
+    );
+}
+
+/// Every letter, small and capital, is text: `u` and `w` once cleared the
+/// query and deleted a word, so `unwound` searched `nd`.
+#[test]
+fn every_letter_typed_is_part_of_the_query_in_tmux() {
+    require_tmux!();
+    let env = Env::new();
+    let db = env.demo("demo.db");
+    let pangram = "Sphinx of black QUARTZ judge my vow with unwound queues";
+    let letters: std::collections::BTreeSet<char> = pangram
+        .chars()
+        .filter(char::is_ascii_alphabetic)
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    assert_eq!(letters.len(), 26, "the query uses every letter");
+    env.run(
+        &db,
+        &[
+            "messages",
+            "append",
+            "demo-dinner",
+            "--role",
+            "user",
+            "--content",
+            pangram,
+        ],
+    )
+    .ok();
+    let tmux = Tmux::start(&env, &db, &[]);
+    tmux.wait_for_text("type a query");
+
+    let screen = tmux.type_query(pangram);
+    assert!(screen.contains("\n1 result · source: any"), "{screen}");
+    assert!(
+        Tmux::line(&screen, "▶ ").is_some_and(|l| l.starts_with("▶ demo-dinner")),
+        "{screen}"
+    );
+    // The editing keys are Ctrl-W and Ctrl-U, nothing else.
+    // (The pane's capture drops the space left at the end of the prompt.)
+    tmux.press("C-w");
+    let screen = tmux.wait_for("the last word deleted", |s| {
+        s.starts_with("search › Sphinx of black QUARTZ judge my vow with unwound\n")
+            && s.contains("\n1 result · source: any")
+    });
+    assert!(screen.contains("\n1 result · source: any"), "{screen}");
+    tmux.press("C-u");
+    tmux.type_query("uwu");
+    tmux.wait_for_text("0 results · source: any");
+
+    tmux.press("Escape");
     let screen = tmux.wait_for_text(CLEAN_EXIT);
     assert!(screen.starts_with(&format!("{CLEAN_EXIT}\n")), "{screen}");
 }

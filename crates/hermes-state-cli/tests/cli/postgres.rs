@@ -242,6 +242,30 @@ fn bad_and_unreachable_urls_are_errors_never_a_file() {
     .fails(2);
 }
 
+/// `migrate-to` into a schema that already holds a store is refused before
+/// the file is touched: an older file is not upgraded for a copy that
+/// cannot happen (docs/DECISIONS.md, "A refused write changes nothing").
+#[test]
+fn migrate_to_a_store_that_is_not_empty_leaves_an_older_file_as_it_was() {
+    let Some(schema) = PgSchema::new("cli", "migrate-to a non-empty store") else {
+        return;
+    };
+    let env = Env::new();
+    let demo = env.demo("demo.db");
+    env.run(&demo, &["migrate-to", schema.url()]).ok();
+    let old = env.path("v17.db");
+    xtask::fixtures::write_fixture(&old, xtask::fixtures::Shape::Fresh(17))
+        .expect("write the v17 fixture");
+    let before = std::fs::read(&old).expect("read the fixture");
+    let run = env
+        .run(&old, &["migrate-to", schema.url()])
+        .fails(1)
+        .one_error_line()
+        .stderr_has("the target store is not empty");
+    assert!(!run.stderr.contains("note: upgraded"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&old).expect("read the fixture"), before);
+}
+
 /// A JSONL export without its header's `exported_at` (each backend's clock).
 fn without_export_time(text: &str) -> String {
     let (header, rest) = text.split_once('\n').unwrap();

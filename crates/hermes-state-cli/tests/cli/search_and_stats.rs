@@ -67,17 +67,19 @@ fn search_human_and_json() {
 }
 
 #[test]
-fn a_malformed_fts_query_finds_nothing_without_failing() {
+fn a_malformed_fts_query_is_a_usage_error_not_an_empty_answer() {
     let env = Env::new();
     let db = env.demo("q.db");
-    env.run(&db, &["search", "\"("])
-        .ok()
-        .stderr_has("no messages match");
-    assert_eq!(env.json(&db, &["search", "\"("]), Value::Array(Vec::new()));
-    assert_eq!(
-        env.json(&db, &["search", "AND OR NOT"]),
-        Value::Array(Vec::new())
-    );
+    for query in ["\"(", "AND OR NOT"] {
+        for json in [false, true] {
+            let mut args = vec!["search", query];
+            if json {
+                args.insert(0, "--json");
+            }
+            let run = env.run(&db, &args).fails(2).one_error_line();
+            assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        }
+    }
 }
 
 #[test]
@@ -112,4 +114,57 @@ fn stats_human_and_json() {
             .iter()
             .any(|u| u["task"] == "compression")
     );
+}
+
+/// `--limit 0` means all, as in sqlite-utils and `llm logs` (it used to
+/// show nothing): `sessions list`, `search` (and `--by-conversation`) and
+/// `messages list`.
+#[test]
+fn a_limit_of_zero_lists_everything() {
+    let env = Env::new();
+    let db = env.demo("all.db");
+    // 30 sessions: more than the default 20.
+    for n in 0..22 {
+        let id = format!("extra-{n:02}");
+        env.run(&db, &["sessions", "create", "--source", "cli", "--id", &id])
+            .ok();
+        env.run(
+            &db,
+            &[
+                "messages",
+                "append",
+                &id,
+                "--role",
+                "user",
+                "--content",
+                "bike shed",
+            ],
+        )
+        .ok();
+    }
+    let count = |args: &[&str]| env.json(&db, args).as_array().expect("a JSON array").len();
+    assert_eq!(count(&["sessions", "list"]), 20);
+    assert_eq!(count(&["sessions", "list", "--limit", "0"]), 30);
+    assert_eq!(
+        count(&["sessions", "list", "--limit", "0", "--offset", "25"]),
+        5
+    );
+    assert_eq!(count(&["search", "bike"]), 20);
+    assert_eq!(count(&["search", "bike", "--limit", "0"]), 24);
+    assert_eq!(
+        count(&["search", "bike", "--by-conversation", "--limit", "0"]),
+        23
+    );
+    assert_eq!(
+        count(&["messages", "list", "demo-paris", "--limit", "0"]),
+        6
+    );
+    assert_eq!(
+        count(&["messages", "list", "demo-paris", "--limit", "2"]),
+        2
+    );
+    // Human output: no "more with --offset" note when everything was shown.
+    let run = env.run(&db, &["search", "bike", "--limit", "0"]).ok();
+    assert!(run.stderr.contains("24 results"), "{}", run.stderr);
+    assert!(!run.stderr.contains("more with"), "{}", run.stderr);
 }

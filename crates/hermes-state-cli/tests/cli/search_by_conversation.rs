@@ -105,9 +105,12 @@ fn no_match_and_an_unsearchable_query_say_so() {
     env.run(&db, &["search", "submarine", "--by-conversation"])
         .ok()
         .stderr_has("no conversations match");
-    env.run(&db, &["search", "\"(", "--by-conversation"])
-        .ok()
+    let run = env
+        .run(&db, &["search", "\"(", "--by-conversation"])
+        .fails(2)
+        .one_error_line()
         .stderr_has("nothing is left to search for");
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
     assert_eq!(
         env.json(&db, &["search", "submarine", "--by-conversation"]),
         Value::Array(Vec::new())

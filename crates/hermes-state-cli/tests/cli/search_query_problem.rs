@@ -1,38 +1,15 @@
-//! `search` with a query that can only find nothing says why on stderr,
-//! after "no messages match", and still exits 0 with an empty `--json` list.
+//! `search` with a query that cannot be run — FTS5 cannot parse it, or
+//! nothing is left once its operators are removed — is an error: one line
+//! on stderr saying why, exit 2, nothing on stdout in any format (not an
+//! empty `[]`, which a script would take for "nothing matches"). A
+//! well-formed query that matches nothing is no error: exit 0.
 
-use std::path::Path;
-use std::process::Output;
-
-use assert_cmd::Command;
-
-fn hermes_state(home: &Path, args: &[&str]) -> Output {
-    let output = Command::new(env!("CARGO_BIN_EXE_hermes-state"))
-        .env("HERMES_HOME", home)
-        .env_remove("NO_COLOR")
-        .current_dir(home)
-        .args(args)
-        .output()
-        .expect("run hermes-state");
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use crate::common::Env;
 
 #[test]
-fn an_unsearchable_query_is_named_when_nothing_is_found() {
-    let home = tempfile::tempdir().expect("tempdir");
-    let db = home.path().join("state.db");
-    let db = db.to_str().expect("utf-8 path");
-    hermes_state(home.path(), &["--db", db, "demo"]);
+fn a_query_that_cannot_be_run_exits_2_and_says_why() {
+    let env = Env::new();
+    let db = env.demo("q.db");
 
     // FTS5 cannot parse what the sanitizer makes of these.
     for (query, error, searched) in [
@@ -44,33 +21,43 @@ fn an_unsearchable_query_is_named_when_nothing_is_found() {
             "\"alice@\\\"example.com\\\"\"",
         ),
     ] {
-        let run = hermes_state(home.path(), &["--db", db, "search", query]);
-        assert!(run.stdout.is_empty(), "{query:?}: no hits on stdout");
-        let text = stderr(&run);
-        assert_eq!(
-            text,
-            format!(
-                "no messages match {query:?}\nquery cannot be parsed: {error} (searched as {searched})\n"
-            ),
-            "{query:?}"
-        );
-        // --json keeps stdout one JSON document and stderr clean.
-        let json = hermes_state(home.path(), &["--db", db, "--json", "search", query]);
-        assert_eq!(String::from_utf8_lossy(&json.stdout).trim(), "[]");
-        assert!(stderr(&json).is_empty(), "{query:?}: {}", stderr(&json));
+        let reason = format!("query cannot be parsed: {error} (searched as {searched})");
+        for extra in [
+            &[][..],
+            &["--json"],
+            &["--format", "jsonl"],
+            &["--format", "csv"],
+            &["--by-conversation"],
+            &["--by-conversation", "--json"],
+        ] {
+            let mut args = vec!["search", query];
+            args.extend_from_slice(extra);
+            let run = env
+                .run(&db, &args)
+                .fails(2)
+                .one_error_line()
+                .stderr_has(&format!("error: search: {reason}; "))
+                .stderr_has("put special characters inside double quotes");
+            assert!(run.stdout.is_empty(), "{args:?}: {}", run.stdout);
+        }
     }
 
     // Nothing left once the sanitizer has removed FTS5's specials.
-    let run = hermes_state(home.path(), &["--db", db, "search", "\"("]);
-    assert!(
-        stderr(&run).ends_with(
-            "nothing is left to search for once FTS5 operators and special characters are removed\n"
-        ),
-        "{}",
-        stderr(&run)
-    );
+    let run = env
+        .run(&db, &["search", "\"("])
+        .fails(2)
+        .one_error_line()
+        .stderr_has(
+            "nothing is left to search for once FTS5 operators and special characters are removed",
+        )
+        .stderr_has("give at least one word");
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
 
-    // A well-formed query that matches nothing has no problem to report.
-    let run = hermes_state(home.path(), &["--db", db, "search", "zebra"]);
-    assert_eq!(stderr(&run), "no messages match \"zebra\"\n");
+    // A well-formed query that matches nothing is no error.
+    let run = env.run(&db, &["search", "zebra"]).ok();
+    assert_eq!(run.stderr, "no messages match \"zebra\"\n");
+    assert_eq!(
+        env.json(&db, &["search", "zebra"]),
+        serde_json::Value::Array(Vec::new())
+    );
 }

@@ -3,9 +3,14 @@
 use super::*;
 
 /// The non-empty lines of the file as JSON objects, with their line numbers.
+///
+/// A line is read up to [`IMPORT_LINE_LIMIT`] bytes and no further: a
+/// longer one (a stream with no line end, such as `/dev/zero`) is refused
+/// with [`Error::InvalidInput`] naming it, instead of growing the buffer
+/// until the allocation fails and the process aborts.
 pub(super) struct JsonLines<R> {
     reader: R,
-    buffer: String,
+    buffer: Vec<u8>,
     number: u64,
 }
 
@@ -13,7 +18,7 @@ impl<R: BufRead> JsonLines<R> {
     pub(super) fn new(reader: R) -> Self {
         JsonLines {
             reader,
-            buffer: String::new(),
+            buffer: Vec::new(),
             number: 0,
         }
     }
@@ -21,18 +26,27 @@ impl<R: BufRead> JsonLines<R> {
     pub(super) fn next(&mut self) -> Result<Option<RawLine>> {
         loop {
             self.buffer.clear();
-            let read = self.reader.read_line(&mut self.buffer).map_err(|e| {
-                if e.kind() == std::io::ErrorKind::InvalidData {
-                    invalid(self.number + 1, "not UTF-8")
-                } else {
-                    io_error("<import reader>", e)
-                }
-            })?;
+            let limit = u64::try_from(IMPORT_LINE_LIMIT).unwrap_or(u64::MAX);
+            let read = std::io::Read::take(&mut self.reader, limit + 1)
+                .read_until(b'\n', &mut self.buffer)
+                .map_err(|e| io_error("<import reader>", e))?;
             if read == 0 {
                 return Ok(None);
             }
             self.number += 1;
-            let text = self.buffer.trim();
+            let line = self.buffer.strip_suffix(b"\n").unwrap_or(&self.buffer);
+            if line.len() > IMPORT_LINE_LIMIT {
+                return Err(invalid(
+                    self.number,
+                    &format!(
+                        "longer than {} MiB, the longest line an import reads",
+                        IMPORT_LINE_LIMIT >> 20
+                    ),
+                ));
+            }
+            let text = std::str::from_utf8(line)
+                .map_err(|_| invalid(self.number, "not UTF-8"))?
+                .trim();
             if text.is_empty() {
                 continue;
             }

@@ -45,6 +45,12 @@ pub const EXPORT_FORMAT: &str = "hermes-state-export";
 /// The `version` of the JSONL format this library writes and reads.
 pub const EXPORT_FORMAT_VERSION: i64 = 1;
 
+/// The longest line an import reads, in bytes (64 MiB): one session or one
+/// message of the JSONL format, its longest content included, with room to
+/// spare; a longer line is refused as [`crate::ErrorKind::InvalidInput`]
+/// naming its number, never read into memory whole.
+pub const IMPORT_LINE_LIMIT: usize = 64 << 20;
+
 /// At most this many sessions per import transaction.
 const IMPORT_BATCH_SESSIONS: usize = 500;
 /// At most about this many messages per import transaction.

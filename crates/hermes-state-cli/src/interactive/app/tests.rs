@@ -74,6 +74,26 @@ fn typing_edits_the_query_and_asks_for_a_search_each_time() {
 }
 
 #[test]
+fn every_letter_is_typed_and_only_ctrl_u_and_ctrl_w_edit() {
+    let mut app = App::new(String::new(), filters());
+    // `u` and `w` once cleared the query and deleted a word.
+    type_text(&mut app, "queue unwound would work");
+    assert_eq!(app.query, "queue unwound would work");
+    let letters: String = ('a'..='z').chain('A'..='Z').collect();
+    let mut app = App::new(String::new(), filters());
+    type_text(&mut app, &letters);
+    assert_eq!(app.query, letters);
+    // Ctrl with Alt is no edit, Alt alone types nothing.
+    let mut app = App::new("docker build".to_owned(), filters());
+    let ctrl_alt = KeyModifiers::CONTROL | KeyModifiers::ALT;
+    for code in ['u', 'w'] {
+        app.handle(KeyEvent::new(KeyCode::Char(code), ctrl_alt));
+        app.handle(KeyEvent::new(KeyCode::Char(code), KeyModifiers::ALT));
+    }
+    assert_eq!(app.query, "docker build");
+}
+
+#[test]
 fn ctrl_w_deletes_the_last_word_and_the_spaces_after_it() {
     let mut app = App::new("docker build  ".to_owned(), filters());
     app.handle(ctrl('w'));
@@ -85,6 +105,8 @@ fn ctrl_w_deletes_the_last_word_and_the_spaces_after_it() {
 #[test]
 fn only_typing_and_deleting_count_as_edits() {
     assert!(App::edits_query(&key(KeyCode::Char('x'))));
+    assert!(App::edits_query(&key(KeyCode::Char('u'))));
+    assert!(App::edits_query(&ctrl('w')));
     assert!(App::edits_query(&key(KeyCode::Backspace)));
     assert!(App::edits_query(&ctrl('u')));
     for other in [
@@ -162,10 +184,10 @@ fn tab_resumes_and_ctrl_y_copies_the_selected_session() {
 }
 
 #[test]
-fn esc_and_ctrl_c_quit_the_list() {
+fn esc_quits_the_list_and_ctrl_c_interrupts_it() {
     let mut app = app_with(3, 10);
     assert_eq!(app.handle(key(KeyCode::Esc)), Action::Quit);
-    assert_eq!(app.handle(ctrl('c')), Action::Quit);
+    assert_eq!(app.handle(ctrl('c')), Action::Interrupt);
 }
 
 #[test]
@@ -237,7 +259,7 @@ fn tab_in_a_conversation_resumes_it_and_ctrl_c_quits() {
         app.handle(key(KeyCode::Tab)),
         Action::Resume("s2".to_owned())
     );
-    assert_eq!(app.handle(ctrl('c')), Action::Quit);
+    assert_eq!(app.handle(ctrl('c')), Action::Interrupt);
 }
 
 #[test]
@@ -293,4 +315,86 @@ fn a_key_clears_the_last_notice() {
     app.notice = Some("copied s1".to_owned());
     app.handle(key(KeyCode::Down));
     assert_eq!(app.notice, None);
+}
+
+/// A key of the property tests below, and what it does to a query.
+#[derive(Debug, Clone)]
+enum Typed {
+    /// A character, typed as a terminal reports it (capitals with Shift).
+    Char(char),
+    Backspace,
+    CtrlU,
+    CtrlW,
+}
+
+impl Typed {
+    fn event(&self) -> KeyEvent {
+        match *self {
+            Typed::Char(c) if c.is_uppercase() => {
+                KeyEvent::new(KeyCode::Char(c), KeyModifiers::SHIFT)
+            }
+            Typed::Char(c) => key(KeyCode::Char(c)),
+            Typed::Backspace => key(KeyCode::Backspace),
+            Typed::CtrlU => ctrl('u'),
+            Typed::CtrlW => ctrl('w'),
+        }
+    }
+
+    /// The same edit on a plain string: the model the app must follow.
+    fn apply(&self, query: &mut String) {
+        match *self {
+            Typed::Char(c) => query.push(c),
+            Typed::Backspace => {
+                query.pop();
+            }
+            Typed::CtrlU => query.clear(),
+            Typed::CtrlW => {
+                let word = query.trim_end();
+                let start = word.rfind(char::is_whitespace).map_or(0, |i| {
+                    i + word[i..].chars().next().map_or(1, char::len_utf8)
+                });
+                query.truncate(start);
+            }
+        }
+    }
+}
+
+fn typed() -> impl proptest::strategy::Strategy<Value = Typed> {
+    use proptest::prelude::*;
+    prop_oneof![
+        8 => any::<char>().prop_map(Typed::Char),
+        4 => proptest::char::range('a', 'z').prop_map(Typed::Char),
+        1 => Just(Typed::Backspace),
+        1 => Just(Typed::CtrlU),
+        1 => Just(Typed::CtrlW),
+    ]
+}
+
+proptest::proptest! {
+    /// Whatever is typed is the query, character for character: no
+    /// printable key is a command.
+    #[test]
+    fn the_query_is_what_was_typed(text in proptest::prelude::any::<String>()) {
+        let mut app = App::new(String::new(), filters());
+        for c in text.chars() {
+            proptest::prop_assert_eq!(app.handle(Typed::Char(c).event()), Action::Search);
+        }
+        proptest::prop_assert_eq!(&app.query, &text);
+    }
+
+    /// Typing mixed with Backspace, Ctrl-U and Ctrl-W leaves the query a
+    /// plain string model of the same keys leaves.
+    #[test]
+    fn editing_keys_do_to_the_query_what_they_say(
+        start in "[a-z ]{0,12}",
+        keys in proptest::collection::vec(typed(), 0..64),
+    ) {
+        let mut app = App::new(start.clone(), filters());
+        let mut model = start;
+        for k in &keys {
+            proptest::prop_assert_eq!(app.handle(k.event()), Action::Search);
+            k.apply(&mut model);
+            proptest::prop_assert_eq!(&app.query, &model, "after {:?}", k);
+        }
+    }
 }

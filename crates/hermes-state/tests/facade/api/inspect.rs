@@ -55,3 +55,35 @@ fn a_fresh_store_is_up_to_date_and_described() {
     );
     assert!(info.fts.messages_fts);
 }
+
+/// An empty file (0 bytes, or a database without tables) is described as
+/// what it is, a new store, by a read-only handle: not as a store missing its
+/// tables (kind `Corrupt`, "the file is damaged"), which it read as before.
+#[test]
+fn an_empty_file_is_an_empty_shape_not_a_damaged_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let zero = dir.path().join("zero.db");
+    std::fs::write(&zero, b"").expect("an empty file");
+    let tableless = dir.path().join("tableless.db");
+    {
+        let conn = hermes_state::rusqlite::Connection::open(&tableless).expect("open");
+        conn.execute_batch("PRAGMA user_version = 7")
+            .expect("a database of one page, no table");
+    }
+    for path in [&zero, &tableless] {
+        let before = std::fs::read(path).expect("read");
+        let db = SessionDb::open_read_only(path).expect("open read-only");
+        assert_eq!(
+            db.store_shape().expect("shape"),
+            hermes_state::FileShape::Empty,
+            "{}",
+            path.display()
+        );
+        assert_eq!(db.migration_plan().expect("plan"), None);
+        let info = db.schema_info().expect("info");
+        assert!(info.empty, "{info:?}");
+        assert!(info.tables.is_empty(), "{info:?}");
+        drop(db);
+        assert_eq!(std::fs::read(path).expect("read"), before, "unchanged");
+    }
+}

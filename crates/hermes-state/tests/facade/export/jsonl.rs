@@ -387,6 +387,58 @@ fn refused_files_write_nothing() {
     }
 }
 
+/// A line longer than `IMPORT_LINE_LIMIT` (here an endless one, as
+/// `/dev/zero` gives) is refused naming the line, after reading one byte
+/// more than the limit: before, the import grew its line buffer until the
+/// allocation failed and the process aborted. A line of exactly the limit
+/// is read.
+#[test]
+fn a_line_longer_than_the_limit_is_refused_naming_it() {
+    use std::io::Read;
+    let header = "{\"format\":\"hermes-state-export\",\"version\":1,\"schema_version\":23,\"exported_at\":1.0}\n";
+    let limit = hermes_state::IMPORT_LINE_LIMIT;
+    assert_eq!(limit, 64 << 20);
+    for (name, input, line) in [
+        (
+            "endless first line",
+            Box::new(std::io::repeat(0)) as Box<dyn Read>,
+            1,
+        ),
+        (
+            "endless second line",
+            Box::new(header.as_bytes().chain(std::io::repeat(b'x'))),
+            2,
+        ),
+    ] {
+        let target = Store::new();
+        let error = target
+            .db
+            .import_jsonl(
+                std::io::BufReader::new(input),
+                &ImportOptions::default(),
+                |_| {},
+            )
+            .expect_err(name);
+        assert_eq!(error.kind(), ErrorKind::InvalidInput, "{name}: {error}");
+        assert!(
+            error
+                .to_string()
+                .contains(&format!("export line {line}: longer than 64 MiB")),
+            "{name}: {error}"
+        );
+    }
+    // Exactly the limit: read, then refused for what it holds, not its length.
+    let mut text = header.to_owned();
+    text.push_str(&" ".repeat(limit - 2));
+    text.push_str("{}\n");
+    let target = Store::new();
+    let error = import(&target.db, text.as_bytes(), false).expect_err("no type");
+    assert!(
+        error.to_string().contains("export line 2: no \"type\""),
+        "{error}"
+    );
+}
+
 #[test]
 fn a_large_session_cut_short_is_removed_again() {
     // One session with 25 000 messages spans import transactions; the file

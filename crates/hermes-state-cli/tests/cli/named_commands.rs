@@ -1,0 +1,153 @@
+//! Every `hermes-state …` command the documentation and the program's own
+//! messages name exists: `hermes-state COMMAND [SUBCOMMAND] --help` succeeds
+//! for each. (Hints once sent users to a `hermes-state repair` that never
+//! existed; the command is `doctor --repair`.)
+//!
+//! Read: the README at the repository's root and the Markdown under
+//! `docs/` (backquoted spans, and the command lines of fenced blocks), and
+//! every backquoted span in the library and program sources of the crates
+//! (`crates/*/src`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::common::Env;
+
+/// Global options that take a value.
+const VALUED: &[&str] = &["--db", "--database-url", "--latest-source"];
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn files_under(dir: &Path, ext: &str, into: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.expect("a folder entry").path();
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n != "target") {
+                files_under(&path, ext, into);
+            }
+        } else if path.extension().is_some_and(|e| e == ext) {
+            into.push(path);
+        }
+    }
+}
+
+/// The text after `hermes-state ` of every backquoted span, and (Markdown)
+/// of every command line of a fenced block.
+fn invocations(text: &str, markdown: bool) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("`hermes-state ") {
+        rest = &rest[at + "`hermes-state ".len()..];
+        let end = rest.find('`').unwrap_or(rest.len());
+        found.push(rest[..end].to_owned());
+    }
+    if markdown {
+        let mut fenced = false;
+        for line in text.lines() {
+            if line.trim_start().starts_with("```") {
+                fenced = !fenced;
+                continue;
+            }
+            if !fenced {
+                continue;
+            }
+            let line = line.trim().trim_start_matches("$ ");
+            // Leading environment assignments (`TZ=UTC hermes-state …`).
+            let words: Vec<&str> = line
+                .split_whitespace()
+                .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+                .collect();
+            if words.first() == Some(&"hermes-state") {
+                found.push(words[1..].join(" "));
+            }
+        }
+    }
+    found
+}
+
+/// The command path an invocation names: up to two lowercase words after
+/// the global options (`sessions list`, `doctor`, `search bike`).
+fn command_path(invocation: &str) -> Vec<String> {
+    let mut words = invocation.split_whitespace().peekable();
+    let mut path = Vec::new();
+    while let Some(word) = words.next() {
+        if word.starts_with('-') {
+            if VALUED.contains(&word) {
+                words.next();
+            }
+            if path.is_empty() {
+                continue;
+            }
+            break;
+        }
+        let is_word = word.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+            && word
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !is_word || path.len() == 2 {
+            break;
+        }
+        path.push(word.to_owned());
+    }
+    path
+}
+
+#[test]
+fn every_command_the_docs_and_messages_name_exists() {
+    let root = repository();
+    let mut markdown = vec![root.join("README.md")];
+    files_under(&root.join("docs"), "md", &mut markdown);
+    let mut sources = Vec::new();
+    for krate in std::fs::read_dir(root.join("crates")).expect("list the crates") {
+        files_under(
+            &krate.expect("a crate").path().join("src"),
+            "rs",
+            &mut sources,
+        );
+    }
+    let mut named: BTreeSet<(Vec<String>, String)> = BTreeSet::new();
+    for (files, is_markdown) in [(&markdown, true), (&sources, false)] {
+        for file in files {
+            let text = std::fs::read_to_string(file).expect("read a file");
+            let shown = file
+                .strip_prefix(&root)
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            for invocation in invocations(&text, is_markdown) {
+                let path = command_path(&invocation);
+                if !path.is_empty() {
+                    named.insert((path, shown.clone()));
+                }
+            }
+        }
+    }
+    assert!(
+        named.iter().any(|(path, _)| path == &["doctor"]),
+        "the scan found the commands: {named:?}"
+    );
+    let env = Env::new();
+    let mut checked = BTreeSet::new();
+    let mut missing = Vec::new();
+    for (path, file) in &named {
+        if !checked.insert(path.clone()) {
+            continue;
+        }
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let run = env.raw(&args, None);
+        if run.code != 0 {
+            missing.push(format!(
+                "`hermes-state {}` (named in {file}): {}",
+                path.join(" "),
+                run.stderr.lines().next().unwrap_or_default()
+            ));
+        }
+    }
+    assert!(missing.is_empty(), "\n{}", missing.join("\n"));
+}
