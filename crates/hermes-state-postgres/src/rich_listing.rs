@@ -179,23 +179,18 @@ impl PgStore {
                                 .iter()
                                 .any(|m| m.matches_search(&search_needle, &compact)))
                 });
-                let activity: HashMap<&str, f64> = candidates
-                    .iter()
+                // The newest activity of each chain, then start, then id.
+                let mut keyed: Vec<(f64, Candidate)> = candidates
+                    .into_iter()
                     .map(|c| {
                         let newest = chains[&c.member.id]
                             .iter()
                             .map(|m| m.last_active)
                             .fold(f64::NEG_INFINITY, f64::max);
-                        (c.member.id.as_str(), newest)
+                        (newest, c)
                     })
                     .collect();
-                let mut order: Vec<(f64, usize)> = candidates
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| (activity[c.member.id.as_str()], i))
-                    .collect();
-                order.sort_by(|(ka, a), (kb, b)| {
-                    let (a, b) = (&candidates[*a], &candidates[*b]);
+                keyed.sort_by(|(ka, a), (kb, b)| {
                     kb.partial_cmp(ka)
                         .unwrap_or(Ordering::Equal)
                         .then(
@@ -205,11 +200,7 @@ impl PgStore {
                         )
                         .then_with(|| b.member.id.cmp(&a.member.id))
                 });
-                let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
-                candidates = order
-                    .into_iter()
-                    .filter_map(|(_, i)| slots[i].take())
-                    .collect();
+                candidates = keyed.into_iter().map(|(_, c)| c).collect();
             }
             let page: Vec<String> = candidates
                 .into_iter()
