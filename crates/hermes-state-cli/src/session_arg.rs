@@ -18,7 +18,7 @@
 //! runs, through a read-only handle of its own; an argument that names
 //! nothing is left as it is, so each command reports it as before.
 
-use hermes_state::{ListFilter, SessionDb, SessionStore};
+use hermes_state::{ListFilter, RichListOptions, SessionDb, SessionStore};
 
 use crate::cli::{Command, MessagesCommand, SessionsCommand, TitleCommand};
 use crate::error::{CliError, CliResult};
@@ -94,15 +94,26 @@ pub fn resolve(
     Err(Unresolved::Unknown(arg.to_owned()))
 }
 
-/// Ids starting with `prefix` (ASCII case-insensitive), newest first, at
-/// most [`MAX_CANDIDATES`] + 1 (the extra one says "more").
+/// Ids starting with `prefix` (ASCII case-insensitive), most recently
+/// active first, at most [`MAX_CANDIDATES`] + 1 (the extra one says
+/// "more"). Every session counts, children and archived ones included (the
+/// picker's id search, `search_sessions_by_id`, lists conversations only).
 fn prefix_candidates(db: &dyn SessionStore, prefix: &str) -> Result<Vec<String>, Unresolved> {
     if prefix.is_empty() {
         return Ok(Vec::new());
     }
     let lower = prefix.to_ascii_lowercase();
+    let options = RichListOptions {
+        limit: 500,
+        include_children: true,
+        include_archived: true,
+        order_by_last_active: true,
+        id_query: Some(prefix.to_owned()),
+        compact_rows: true,
+        ..RichListOptions::default()
+    };
     Ok(db
-        .search_sessions_by_id(prefix, 500, true)?
+        .list_sessions_rich(&options)?
         .into_iter()
         .map(|row| row.session.id)
         .filter(|id| id.to_ascii_lowercase().starts_with(&lower))

@@ -1,55 +1,39 @@
 //! The runs of a cron job (`api.md` §10.4) on PostgreSQL, with the SQLite
-//! backend's selection: `source = 'cron'` exactly, and an id starting with
-//! `cron_<job_id>_` as SQLite's `LIKE` matches it — the job id's `%`, `_`
-//! and `\` literal, ASCII case folded (`translate` on both sides).
+//! backend's selection: `source = 'cron'` exactly, and an id in the
+//! original's range `[cron_<job_id>_, cron_<job_id>`)` (`sessions.id` has
+//! the `C` collation, so this is byte order: the ids starting with
+//! `cron_<job_id>_`, case-sensitively).
 
-use hermes_state_query::lookups::{SessionActivity, escape_like};
+use hermes_state_query::rich_listing::{RichSession, cron_id_range};
 
 use crate::PgStore;
 use crate::error::{Context, Result};
-use crate::prune::{Conditions, fold_ascii};
-use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
-use crate::rows::{SESSION_COLUMNS, select_list};
+use crate::rich_listing::{rich_from_row, rich_select};
 
 impl PgStore {
     /// `api.md` §10.4: the sessions of cron job `job_id`, newest start
-    /// first (ties by id, descending), with `last_active`; `limit` rows
-    /// after skipping `offset`.
+    /// first (ties by id, descending), as rich rows (`last_active`,
+    /// `preview`); `limit` rows after skipping `offset`.
     pub fn list_cron_job_runs(
         &self,
         job_id: &str,
         limit: u32,
         offset: u32,
-    ) -> Result<Vec<SessionActivity>> {
-        let mut conditions = Conditions::default();
-        conditions.push("s.source = 'cron'", vec![]);
-        conditions.push(
-            &format!(
-                "{} LIKE {} ESCAPE '\\'",
-                fold_ascii("s.id"),
-                fold_ascii("{}")
-            ),
-            vec![Box::new(format!("cron\\_{}\\_%", escape_like(job_id)))],
+    ) -> Result<Vec<RichSession>> {
+        let (low, high) = cron_id_range(job_id);
+        let sql = format!(
+            "SELECT {} FROM sessions s
+             WHERE s.source = 'cron' AND s.id >= $1 AND s.id < $2
+             ORDER BY s.started_at DESC, s.id DESC LIMIT $3 OFFSET $4",
+            rich_select()
         );
         let (limit, offset) = (i64::from(limit), i64::from(offset));
-        let n = conditions.params().len();
-        let sql = format!(
-            "SELECT {columns}, {LAST_ACTIVE} AS last_active FROM sessions s{where_clause}
-             ORDER BY s.started_at DESC, s.id DESC LIMIT ${limit_n} OFFSET ${offset_n}",
-            columns = select_list("s", &SESSION_COLUMNS),
-            where_clause = conditions.where_clause(),
-            limit_n = n + 1,
-            offset_n = n + 2,
-        );
         self.read(|tx| {
-            let mut params = conditions.params();
-            params.push(&limit);
-            params.push(&offset);
             Ok(tx
-                .query(&sql, &params)
+                .query(&sql, &[&low, &high, &limit, &offset])
                 .context("listing cron job runs")?
                 .iter()
-                .map(activity_from_row)
+                .map(|row| rich_from_row(row, false))
                 .collect())
         })
     }

@@ -14,6 +14,7 @@ use std::collections::HashSet;
 
 use hermes_state_query::compression_lineage::{LineageNode, LineageReads, compression_lineage};
 use hermes_state_query::lookups::{PeerLookup, SessionActivity, has_marker};
+use hermes_state_query::rich_listing::{self, RichSession, SessionCwd};
 use hermes_state_types::{Content, Session, stored};
 use postgres::Transaction;
 use serde_json::Value;
@@ -21,9 +22,10 @@ use serde_json::Value;
 use crate::PgStore;
 use crate::content;
 use crate::error::{Context, PgError, Result};
-use crate::prune::{Conditions, fold_ascii};
+use crate::prune::fold_ascii;
 use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
 use crate::rows::{SESSION_COLUMNS, select_list, session_from_row};
+use crate::session_updates::archive_lineages;
 
 const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = $1";
 
@@ -80,60 +82,51 @@ impl PgStore {
         self.read(|tx| compression_lineage(&mut PgLineage { tx }, session_id))
     }
 
-    /// `api.md` §10.4: the distinct non-empty working directories, in byte
-    /// order; of archived sessions too with `include_archived`.
-    pub fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<String>> {
+    /// `api.md` §10.4: every working directory that is not NULL and not
+    /// only spaces, with its number of sessions and its last activity (the
+    /// newest end, else start), in byte order (SQLite's `GROUP BY` order); of
+    /// archived sessions too with `include_archived`.
+    pub fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<SessionCwd>> {
         self.read(|tx| {
             Ok(tx
                 .query(
-                    "SELECT DISTINCT cwd COLLATE \"C\" AS cwd FROM sessions \
-                     WHERE cwd IS NOT NULL AND cwd <> '' AND ($1 OR archived = 0) \
-                     ORDER BY 1",
+                    "SELECT cwd, COUNT(*), MAX(COALESCE(ended_at, started_at, 0)) FROM sessions \
+                     WHERE cwd IS NOT NULL AND btrim(cwd, ' ') <> '' AND ($1 OR archived = 0) \
+                     GROUP BY cwd ORDER BY cwd COLLATE \"C\"",
                     &[&include_archived],
                 )
                 .context("listing working directories")?
                 .iter()
-                .map(|row| row.get(0))
+                .map(|row| SessionCwd {
+                    cwd: row.get(0),
+                    sessions: row.get(1),
+                    last_active: row.get::<_, Option<f64>>(2).unwrap_or_default(),
+                })
                 .collect())
         })
     }
 
-    /// `api.md` §10.4: sessions whose id contains `query` (ASCII
-    /// case-insensitive, wildcards literal), newest start first, with
-    /// `last_active`; archived ones only with `include_archived`. Empty for
-    /// an empty query.
+    /// `api.md` §10.4: the picker's conversations whose id (or the id of a
+    /// session of their compression chain) contains `query`, ranked exact
+    /// id, then prefix, then substring, at most `limit` (the SQLite
+    /// backend's rules: `hermes_state_query::rich_listing`'s
+    /// `id_search_options` and `rank_by_id`).
     pub fn search_sessions_by_id(
         &self,
         query: &str,
         limit: u32,
         include_archived: bool,
-    ) -> Result<Vec<SessionActivity>> {
-        if query.is_empty() {
+    ) -> Result<Vec<RichSession>> {
+        let needle = rich_listing::needle(Some(query));
+        if needle.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        let mut conditions = Conditions::default();
-        conditions.push_contains("s.id", query);
-        if !include_archived {
-            conditions.push("s.archived = 0", vec![]);
-        }
-        let limit = i64::from(limit);
-        let sql = format!(
-            "SELECT {columns}, {LAST_ACTIVE} AS last_active FROM sessions s{where_clause}
-             ORDER BY s.started_at DESC NULLS LAST, s.id DESC LIMIT ${n}",
-            columns = select_list("s", &SESSION_COLUMNS),
-            where_clause = conditions.where_clause(),
-            n = conditions.params().len() + 1,
-        );
-        self.read(|tx| {
-            let mut params = conditions.params();
-            params.push(&limit);
-            Ok(tx
-                .query(&sql, &params)
-                .context("searching sessions by id")?
-                .iter()
-                .map(activity_from_row)
-                .collect())
-        })
+        let candidates = self.list_sessions_rich(&rich_listing::id_search_options(
+            &needle,
+            limit,
+            include_archived,
+        ))?;
+        Ok(rich_listing::rank_by_id(candidates, &needle, limit))
     }
 }
 
@@ -217,41 +210,43 @@ impl PgStore {
         })
     }
 
-    /// `api.md` §10.4, §11.4: archives every session idle for more than
-    /// `idle_days` (no message and no start since), pinned ones excepted
-    /// with `exclude_pinned`, in one write transaction; returns how many.
-    ///
-    /// Errors: a non-finite `idle_days` is `InvalidInput`.
+    /// `api.md` §10.4, §11.4: archives every session idle for `idle_days`
+    /// with its compression lineage, in one write transaction; returns how
+    /// many sessions were selected (the SQLite backend's rule: not archived,
+    /// not ended by `compression`, unpinned with `exclude_pinned`; a negative
+    /// or NaN `idle_days` archives nothing).
     pub fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize> {
-        if !idle_days.is_finite() {
-            return Err(PgError::InvalidInput(format!(
-                "idle_days must be finite, got {idle_days}"
-            )));
-        }
-        let idle_before = self.now() - idle_days * 86_400.0;
+        let Some(idle_before) = rich_listing::idle_cutoff(self.now(), idle_days) else {
+            return Ok(0);
+        };
         self.write("archiving stale sessions", |tx| {
             archive_stale(tx, idle_before, exclude_pinned)
         })
     }
 }
 
-/// Archives the sessions idle since before `idle_before` (no message and no
-/// start after it), not archived yet, unpinned ones only with
-/// `exclude_pinned`, inside the caller's transaction; returns how many. The
-/// one idle-session rule of `archive_stale_sessions` and `maybe_auto_archive`.
+/// Archives the sessions idle since before `idle_before` with their
+/// compression lineages, inside the caller's transaction; returns how many
+/// were selected. The one idle-session rule of `archive_stale_sessions`
+/// and `maybe_auto_archive` (`hermes_state_query::rich_listing::stale_session_ids`).
 pub(crate) fn archive_stale(
     tx: &mut Transaction<'_>,
     idle_before: f64,
     exclude_pinned: bool,
 ) -> Result<usize> {
     let sql = format!(
-        "UPDATE sessions s SET archived = 1
-         WHERE s.archived = 0 AND ($2 OR s.pinned = 0) AND {LAST_ACTIVE} < $1"
+        "SELECT s.id FROM sessions s
+         WHERE s.archived = 0 AND COALESCE(s.end_reason, '') <> 'compression'
+           AND ($2 OR s.pinned = 0) AND {LAST_ACTIVE} < $1
+         ORDER BY s.started_at, s.id"
     );
-    let changed = tx
-        .execute(&sql, &[&idle_before, &!exclude_pinned])
-        .context("archiving stale sessions")?;
-    Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+    let ids: Vec<String> = tx
+        .query(&sql, &[&idle_before, &!exclude_pinned])
+        .context("finding stale sessions")?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    archive_lineages(tx, &ids)
 }
 
 /// Live or ended only by a cleanup, with messages: a gateway session a peer

@@ -1,18 +1,20 @@
 //! Pruning old sessions (`api.md` §11.3) with the selection of the SQLite
 //! backend (`hermes_state_query::prune`), spelled for PostgreSQL with bound
-//! parameters only. SQLite's `LIKE` folds ASCII case only; here both sides
-//! are folded with `translate` over `A`–`Z`, which is exactly that.
+//! parameters only. SQLite's `LIKE` and `LOWER` fold ASCII case only; here
+//! both sides are folded with `translate` over `A`–`Z`, which is exactly
+//! that. The original's `LIKE`s without `ESCAPE` are `ESCAPE ''` here (no
+//! escape character, where PostgreSQL's default is `\`).
 
-use hermes_state_query::lookups::SessionActivity;
-use hermes_state_query::prune::{PruneFilters, PruneOptions, PruneReport, remove_transcripts};
-use hermes_state_query::titles::escape_like;
+use hermes_state_query::prune::{
+    ArchiveSelection, PruneCandidate, PruneFilters, PruneOptions, PruneReport, PruneSelection,
+    cwd_folder, lowered_contains, remove_transcripts,
+};
 use postgres::types::ToSql;
 
 use crate::PgStore;
 use crate::deletes::delete_rows;
 use crate::error::{Context, PgError, Result};
-use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
-use crate::rows::{SESSION_COLUMNS, select_list};
+use crate::session_updates::archive_lineages;
 
 const UPPER: &str = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
 const LOWER: &str = "'abcdefghijklmnopqrstuvwxyz'";
@@ -43,35 +45,37 @@ impl Conditions {
         self.clauses.push(clause);
     }
 
-    /// `column` contains `value` (SQLite's `LIKE '%value%'`: wildcards
-    /// literal, ASCII case folded).
-    pub(crate) fn push_contains(&mut self, column: &str, value: &str) {
+    /// `s.cwd` is the folder or lies below it (`api.md` §10.3, §11.3), the
+    /// original's clause: trailing `/` and `\` stripped (unless nothing
+    /// would be left), `%` and `_` of the folder wildcards and `\` literal
+    /// (no escape character), ASCII case folded as SQLite's `LIKE` folds it.
+    pub(crate) fn push_cwd_prefix(&mut self, prefix: &str) {
+        let folder = cwd_folder(prefix).to_owned();
         self.push(
             &format!(
-                "translate({column}, {UPPER}, {LOWER}) LIKE translate({{}}, {UPPER}, {LOWER}) ESCAPE '\\'"
+                "(s.cwd = {{}} OR {cwd} LIKE {p} ESCAPE '' OR {cwd} LIKE {p} ESCAPE '')",
+                cwd = fold_ascii("s.cwd"),
+                p = fold_ascii("{}"),
             ),
-            vec![Box::new(format!("%{}%", escape_like(value)))],
+            vec![
+                Box::new(folder.clone()),
+                Box::new(format!("{folder}/%")),
+                Box::new(format!("{folder}\\%")),
+            ],
         );
     }
 
-    /// `s.cwd` is the folder or lies below it (`api.md` §10.3, §11.3):
-    /// trailing `/` and `\` stripped, `%`, `_` and `\` of the folder
-    /// literal, ASCII case folded as SQLite's `LIKE` folds it.
-    pub(crate) fn push_cwd_prefix(&mut self, prefix: &str) {
-        let folder = prefix.trim_end_matches(['/', '\\']).to_owned();
-        let escaped = escape_like(&folder);
-        let fold = |e: &str| format!("translate({e}, {UPPER}, {LOWER})");
+    /// The original's `LOWER(COALESCE(column, '')) LIKE '%<value
+    /// lower-cased>%'`: Python's lower-casing of the value, ASCII folding of
+    /// the column, `%` and `_` wildcards, no escape character.
+    fn push_lowered_like(&mut self, column: &str, value: &str) {
         self.push(
             &format!(
-                "(s.cwd = {{}} OR {cwd} LIKE {p} ESCAPE '\\' OR {cwd} LIKE {p} ESCAPE '\\')",
-                cwd = fold("s.cwd"),
-                p = fold("{}"),
+                "{} LIKE {} ESCAPE ''",
+                fold_ascii(&format!("COALESCE({column}, '')")),
+                fold_ascii("{}")
             ),
-            vec![
-                Box::new(folder),
-                Box::new(format!("{escaped}/%")),
-                Box::new(format!("{escaped}\\\\%")),
-            ],
+            vec![Box::new(lowered_contains(value))],
         );
     }
 
@@ -90,25 +94,25 @@ impl Conditions {
 
 /// The selection of `hermes_state_query::prune::PruneCandidates::new`,
 /// condition for condition.
-fn candidates(options: &PruneOptions, now: f64) -> Conditions {
-    let f: &PruneFilters = &options.filters;
+fn candidates(selection: &PruneSelection, now: f64) -> Conditions {
+    let f: &PruneFilters = &selection.filters;
     let mut c = Conditions::default();
     let nonempty = |value: &Option<String>| value.clone().filter(|v| !v.is_empty());
     c.push("s.ended_at IS NOT NULL", vec![]);
     let before = f
         .started_before
-        .or(options.older_than_days.map(|days| now - days * 86_400.0));
+        .or(selection.older_than_days.map(|days| now - days * 86_400.0));
     if let Some(before) = before {
         c.push("s.started_at < {}", vec![Box::new(before)]);
     }
     if let Some(after) = f.started_after {
-        c.push("s.started_at > {}", vec![Box::new(after)]);
+        c.push("s.started_at >= {}", vec![Box::new(after)]);
     }
-    if let Some(source) = options.source.clone().filter(|s| !s.is_empty()) {
+    if let Some(source) = selection.source.clone().filter(|s| !s.is_empty()) {
         c.push("s.source = {}", vec![Box::new(source)]);
     }
     if let Some(title) = nonempty(&f.title_like) {
-        c.push_contains("s.title", &title);
+        c.push_lowered_like("s.title", &title);
     }
     if let Some(reason) = nonempty(&f.end_reason) {
         c.push("s.end_reason = {}", vec![Box::new(reason)]);
@@ -120,7 +124,11 @@ fn candidates(options: &PruneOptions, now: f64) -> Conditions {
     let integer_bounds = [
         ("s.message_count", f.min_messages, f.max_messages),
         (tokens, f.min_tokens, f.max_tokens),
-        ("s.tool_call_count", f.min_tool_calls, f.max_tool_calls),
+        (
+            "COALESCE(s.tool_call_count, 0)",
+            f.min_tool_calls,
+            f.max_tool_calls,
+        ),
     ];
     for (expr, min, max) in integer_bounds {
         if let Some(min) = min {
@@ -130,14 +138,16 @@ fn candidates(options: &PruneOptions, now: f64) -> Conditions {
             c.push(&format!("{expr} <= {{}}"), vec![Box::new(max)]);
         }
     }
-    if let Some(archived) = f.archived {
-        c.push("s.archived = {}", vec![Box::new(i64::from(archived))]);
-    }
     if let Some(model) = nonempty(&f.model_like) {
-        c.push_contains("s.model", &model);
+        c.push_lowered_like("s.model", &model);
+    }
+    if let Some(provider) = nonempty(&f.provider) {
+        c.push(
+            &format!("{} = {{}}", fold_ascii("COALESCE(s.billing_provider, '')")),
+            vec![Box::new(provider.to_lowercase())],
+        );
     }
     let equal = [
-        ("s.billing_provider", &f.provider),
         ("s.user_id", &f.user_id),
         ("s.chat_id", &f.chat_id),
         ("s.chat_type", &f.chat_type),
@@ -148,7 +158,7 @@ fn candidates(options: &PruneOptions, now: f64) -> Conditions {
         }
     }
     if let Some(branch) = nonempty(&f.branch_like) {
-        c.push_contains("s.git_branch", &branch);
+        c.push_lowered_like("s.git_branch", &branch);
     }
     let cost = "COALESCE(s.actual_cost_usd, s.estimated_cost_usd, 0)";
     if let Some(min) = f.min_cost {
@@ -157,86 +167,84 @@ fn candidates(options: &PruneOptions, now: f64) -> Conditions {
     if let Some(max) = f.max_cost {
         c.push(&format!("{cost} <= {{}}"), vec![Box::new(max)]);
     }
+    if let Some(archived) = f.archived {
+        c.push("s.archived = {}", vec![Box::new(i64::from(archived))]);
+    }
     c
 }
 
-/// The candidates' conditions, once the options are checked.
-pub(crate) fn checked_candidates(options: &PruneOptions, now: f64) -> Result<Conditions> {
-    if let Some((name, value)) = options.non_finite() {
+/// The candidates' conditions, once the selection is checked.
+pub(crate) fn checked_candidates(selection: &PruneSelection, now: f64) -> Result<Conditions> {
+    if let Some((name, value)) = selection.non_finite() {
         return Err(PgError::InvalidInput(format!(
             "{name} must be finite, got {value}"
         )));
     }
-    Ok(candidates(options, now))
+    Ok(candidates(selection, now))
+}
+
+/// The candidates' ids, oldest start first (ties by id), inside the
+/// caller's transaction.
+pub(crate) fn candidate_ids(
+    tx: &mut postgres::Transaction<'_>,
+    conditions: &Conditions,
+) -> Result<Vec<String>> {
+    let sql = format!(
+        "SELECT s.id FROM sessions s{} ORDER BY s.started_at, s.id",
+        conditions.where_clause()
+    );
+    Ok(tx
+        .query(&sql, &conditions.params())
+        .context("finding sessions to prune")?
+        .iter()
+        .map(|row| row.get(0))
+        .collect())
 }
 
 impl PgStore {
-    /// `api.md` §10.4, §11.3: the sessions [`PgStore::prune_sessions`]
-    /// would remove with these options, oldest start first, with
-    /// `last_active`. `dry_run` and `sessions_dir` play no part.
+    /// `api.md` §10.4, §11.3: the sessions this selection picks, oldest
+    /// start first, as the original's candidate rows (the SQLite backend's
+    /// selection; ties by id).
     ///
     /// Errors: a non-finite age, time or cost bound is
     /// [`PgError::InvalidInput`].
-    pub fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>> {
-        let conditions = checked_candidates(options, self.now())?;
+    pub fn list_prune_candidates(&self, selection: &PruneSelection) -> Result<Vec<PruneCandidate>> {
+        let conditions = checked_candidates(selection, self.now())?;
         let sql = format!(
-            "SELECT {columns}, {LAST_ACTIVE} AS last_active FROM sessions s{where_clause} \
-             ORDER BY s.started_at, s.id",
-            columns = select_list("s", &SESSION_COLUMNS),
-            where_clause = conditions.where_clause(),
+            "SELECT s.id, s.source, s.title, s.model, s.started_at, s.ended_at,
+                    s.message_count, s.archived
+             FROM sessions s{} ORDER BY s.started_at, s.id",
+            conditions.where_clause(),
         );
         self.read(|tx| {
             Ok(tx
                 .query(&sql, &conditions.params())
                 .context("listing prune candidates")?
                 .iter()
-                .map(activity_from_row)
+                .map(|row| PruneCandidate {
+                    id: row.get(0),
+                    source: row.get(1),
+                    title: row.get(2),
+                    model: row.get(3),
+                    started_at: row.get(4),
+                    ended_at: row.get(5),
+                    message_count: row.get(6),
+                    archived: row.get(7),
+                })
                 .collect())
         })
     }
 
-    /// `api.md` §10.4: archives (`archived = 1`) the sessions
-    /// [`PgStore::prune_sessions`] would remove with these options, in one
-    /// write transaction; returns how many were not archived before. With
-    /// `dry_run`, returns that number and writes nothing.
+    /// `api.md` §10.4: archives the compression lineage of every session
+    /// this selection picks, in one write transaction; returns how many
+    /// sessions it picked (the SQLite backend's rule).
     ///
     /// Errors: as [`PgStore::list_prune_candidates`].
-    pub fn archive_sessions(&self, options: &PruneOptions) -> Result<usize> {
-        let conditions = checked_candidates(options, self.now())?;
-        let unarchived = format!(
-            "SELECT s.id FROM sessions s{} ORDER BY s.started_at, s.id",
-            conditions.where_clause()
-        );
-        let find = |tx: &mut postgres::Transaction<'_>| -> Result<Vec<String>> {
-            Ok(tx
-                .query(&unarchived, &conditions.params())
-                .context("finding sessions to archive")?
-                .iter()
-                .map(|row| row.get(0))
-                .collect())
-        };
-        if options.dry_run {
-            let sql = format!(
-                "SELECT COUNT(*) FROM sessions s{} AND s.archived = 0",
-                conditions.where_clause()
-            );
-            let count: i64 = self.read(|tx| {
-                Ok(tx
-                    .query_one(&sql, &conditions.params())
-                    .context("counting sessions to archive")?
-                    .get(0))
-            })?;
-            return Ok(usize::try_from(count).unwrap_or(usize::MAX));
-        }
+    pub fn archive_sessions(&self, selection: &ArchiveSelection) -> Result<usize> {
+        let conditions = checked_candidates(&selection.selection(), self.now())?;
         self.write("archiving sessions", |tx| {
-            let ids = find(tx)?;
-            let changed = tx
-                .execute(
-                    "UPDATE sessions SET archived = 1 WHERE id = ANY($1) AND archived = 0",
-                    &[&ids],
-                )
-                .context("archiving sessions")?;
-            Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+            let ids = candidate_ids(tx, &conditions)?;
+            archive_lineages(tx, &ids)
         })
     }
 
@@ -250,19 +258,8 @@ impl PgStore {
     /// Errors: a non-finite `older_than_days` or float filter is
     /// [`PgError::InvalidInput`].
     pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
-        let conditions = checked_candidates(options, self.now())?;
-        let select = format!(
-            "SELECT s.id FROM sessions s{} ORDER BY s.started_at, s.id",
-            conditions.where_clause()
-        );
-        let find = |tx: &mut postgres::Transaction<'_>| -> Result<Vec<String>> {
-            Ok(tx
-                .query(&select, &conditions.params())
-                .context("finding sessions to prune")?
-                .iter()
-                .map(|row| row.get(0))
-                .collect())
-        };
+        let conditions = checked_candidates(&options.selection(), self.now())?;
+        let find = |tx: &mut postgres::Transaction<'_>| candidate_ids(tx, &conditions);
         let ids = if options.dry_run {
             self.read(find)?
         } else {

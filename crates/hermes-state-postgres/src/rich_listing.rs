@@ -15,14 +15,16 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 use hermes_state_query::lookups::{SessionActivity, has_marker, is_listable};
-use hermes_state_query::rich_listing::{RichListOptions, RichSession, preview};
+use hermes_state_query::rich_listing::{
+    RichListOptions, RichSession, compact_needle, needle, preview,
+};
 use hermes_state_query::sessions::SessionCountOptions;
 use postgres::{Row, Transaction};
 
 use crate::PgStore;
 use crate::error::{Context, Result};
 use crate::lookups::compression_tip;
-use crate::prune::{Conditions, fold_ascii};
+use crate::prune::Conditions;
 use crate::rows::{SESSION_COLUMNS, select_list, session_from_row};
 
 /// The raw first-user-message text of `sessions s`, as SQLite's `SUBSTR(…,
@@ -50,14 +52,22 @@ fn pg_preview(raw: &str) -> String {
     preview(raw)
 }
 
+/// A session of a forward compression chain, with what the chain filters
+/// and the chain order read.
+#[derive(Clone)]
+struct ChainMember {
+    id: String,
+    title: Option<String>,
+    last_active: f64,
+}
+
 /// One session the picker may list, before the page is cut.
 struct Candidate {
-    id: String,
+    member: ChainMember,
     started_at: f64,
     model_config: Option<String>,
     has_parent: bool,
     after_branch: bool,
-    last_active: f64,
 }
 
 /// `COALESCE(newest message timestamp, started_at)` of `sessions s`.
@@ -164,14 +174,16 @@ impl PgStore {
     /// `api.md` §10.3: sessions for a picker with `last_active` and a
     /// one-line preview, filtered, ordered and projected onto their
     /// compression tips as [`RichListOptions`] says (the SQLite backend's
-    /// rules; see the module documentation for how the page is cut).
+    /// rules, `id_query` and `search_query` only with `order_by_last_active`;
+    /// see the module documentation for how the page is cut). Ties of the
+    /// start order are broken by id, descending.
     pub fn list_sessions_rich(&self, options: &RichListOptions) -> Result<Vec<RichSession>> {
         let conditions = rich_conditions(options);
         let lean = format!(
             "SELECT s.id, s.started_at, s.model_config, s.parent_session_id IS NOT NULL,
                     EXISTS (SELECT 1 FROM sessions ps WHERE ps.id = s.parent_session_id
                             AND ps.end_reason = 'branched' AND s.started_at >= ps.ended_at),
-                    {LAST_ACTIVE}
+                    {LAST_ACTIVE}, s.title
              FROM sessions s{} ORDER BY s.started_at DESC, s.id DESC",
             conditions.where_clause()
         );
@@ -181,12 +193,15 @@ impl PgStore {
                 .context("listing sessions")?
                 .iter()
                 .map(|row| Candidate {
-                    id: row.get(0),
+                    member: ChainMember {
+                        id: row.get(0),
+                        title: row.get(6),
+                        last_active: row.get::<_, Option<f64>>(5).unwrap_or_default(),
+                    },
                     started_at: row.get(1),
                     model_config: row.get(2),
                     has_parent: row.get(3),
                     after_branch: row.get(4),
-                    last_active: row.get::<_, Option<f64>>(5).unwrap_or_default(),
                 })
                 .collect();
             if !options.include_children {
@@ -195,24 +210,46 @@ impl PgStore {
                 });
             }
             if options.order_by_last_active {
-                let activity = chain_activity(tx, &candidates)?;
-                candidates.sort_by(|a, b| {
-                    let (ka, kb) = (activity[&a.id], activity[&b.id]);
-                    kb.partial_cmp(&ka)
+                let chains = chains(tx, &candidates)?;
+                let id_needle = needle(options.id_query.as_deref());
+                let search_needle = needle(options.search_query.as_deref());
+                let compact = compact_needle(&search_needle);
+                candidates.retain(|c| {
+                    let chain = &chains[&c.member.id];
+                    (id_needle.is_empty() || chain.iter().any(|m| like(&m.id, &id_needle)))
+                        && (search_needle.is_empty()
+                            || chain
+                                .iter()
+                                .any(|m| m.matches_search(&search_needle, &compact)))
+                });
+                // The newest activity of each chain, then start, then id.
+                let mut keyed: Vec<(f64, Candidate)> = candidates
+                    .into_iter()
+                    .map(|c| {
+                        let newest = chains[&c.member.id]
+                            .iter()
+                            .map(|m| m.last_active)
+                            .fold(f64::NEG_INFINITY, f64::max);
+                        (newest, c)
+                    })
+                    .collect();
+                keyed.sort_by(|(ka, a), (kb, b)| {
+                    kb.partial_cmp(ka)
                         .unwrap_or(Ordering::Equal)
                         .then(
                             b.started_at
                                 .partial_cmp(&a.started_at)
                                 .unwrap_or(Ordering::Equal),
                         )
-                        .then_with(|| b.id.cmp(&a.id))
+                        .then_with(|| b.member.id.cmp(&a.member.id))
                 });
+                candidates = keyed.into_iter().map(|(_, c)| c).collect();
             }
             let page: Vec<String> = candidates
                 .into_iter()
                 .skip(usize::try_from(options.offset).unwrap_or(usize::MAX))
                 .take(usize::try_from(options.limit).unwrap_or(usize::MAX))
-                .map(|c| c.id)
+                .map(|c| c.member.id)
                 .collect();
             let mut rows = Vec::with_capacity(page.len());
             for id in &page {
@@ -228,7 +265,34 @@ impl PgStore {
     }
 }
 
-/// The filters of [`RichListOptions`] SQL can apply (all but the markers).
+/// SQLite's `LIKE '%needle%' ESCAPE '\'` on `LOWER(text)` for a lower-cased
+/// needle: ASCII case folded on both sides, every character literal.
+fn like(text: &str, needle: &str) -> bool {
+    text.to_ascii_lowercase()
+        .contains(&needle.to_ascii_lowercase())
+}
+
+impl ChainMember {
+    /// Whether this session of a chain matches `search_query`'s needle: in
+    /// its title or id, or its title without `-`, `_`, `.` and spaces holds
+    /// the compact needle (when that is not empty).
+    fn matches_search(&self, needle: &str, compact: &str) -> bool {
+        let title = self.title.as_deref().unwrap_or_default();
+        like(title, needle)
+            || like(&self.id, needle)
+            || (!compact.is_empty() && {
+                let squeezed: String = title
+                    .to_ascii_lowercase()
+                    .chars()
+                    .filter(|c| !matches!(c, '-' | '_' | '.' | ' '))
+                    .collect();
+                like(&squeezed, compact)
+            })
+    }
+}
+
+/// The filters of [`RichListOptions`] SQL can apply (all but the markers
+/// and the chain filters).
 fn rich_conditions(options: &RichListOptions) -> Conditions {
     let mut c = Conditions::default();
     if let Some(source) = options.source.clone().filter(|s| !s.is_empty()) {
@@ -254,104 +318,89 @@ fn rich_conditions(options: &RichListOptions) -> Conditions {
     } else if !options.include_archived {
         c.push("s.archived = 0", vec![]);
     }
-    if let Some(query) = options.id_query.as_deref().filter(|q| !q.is_empty()) {
-        c.push_contains("s.id", query);
-    }
-    if let Some(query) = options.search_query.as_deref().filter(|q| !q.is_empty()) {
-        let pattern = format!("%{}%", hermes_state_query::lookups::escape_like(query));
-        // SQLite's LIKE stops at the NUL that starts structured content: such
-        // rows (`\x01…` here) never match there, so not here either.
-        c.push(
-            &format!(
-                "({id} LIKE {p} ESCAPE '\\' OR {title} LIKE {p} ESCAPE '\\'
-                  OR EXISTS (SELECT 1 FROM messages mq WHERE mq.session_id = s.id
-                             AND mq.role = 'user' AND left(mq.content, 1) <> chr(1)
-                             AND {content} LIKE {p} ESCAPE '\\'))",
-                id = fold_ascii("s.id"),
-                title = fold_ascii("s.title"),
-                content = fold_ascii("mq.content"),
-                p = fold_ascii("{}"),
-            ),
-            vec![
-                Box::new(pattern.clone()),
-                Box::new(pattern.clone()),
-                Box::new(pattern),
-            ],
-        );
-    }
     c
 }
 
-/// The newest activity of each candidate's forward compression chain: the
-/// candidate and, through compression-ended sessions, their children that
-/// are neither branches nor delegates (`UNION` semantics: a cycle ends).
-fn chain_activity(
+/// The forward compression chain of each candidate, the candidate first:
+/// through compression-ended sessions, their children that are neither
+/// branches nor delegates nor `source = 'tool'` (`UNION` semantics: a
+/// cycle ends).
+fn chains(
     tx: &mut Transaction<'_>,
     candidates: &[Candidate],
-) -> Result<HashMap<String, f64>> {
+) -> Result<HashMap<String, Vec<ChainMember>>> {
     let edges = tx
         .query(
-            "SELECT c.parent_session_id, c.id, c.model_config,
+            "SELECT c.parent_session_id, c.id, c.model_config, c.title,
                     COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = c.id),
                              c.started_at)
              FROM sessions c JOIN sessions p ON p.id = c.parent_session_id
-             WHERE p.end_reason = 'compression'",
+             WHERE p.end_reason = 'compression' AND COALESCE(c.source, '') <> 'tool'",
             &[],
         )
         .context("reading compression chains")?;
-    let mut children: HashMap<String, Vec<(String, f64)>> = HashMap::new();
+    let mut children: HashMap<String, Vec<ChainMember>> = HashMap::new();
     for row in &edges {
         let config: Option<&str> = row.get(2);
         if has_marker(config, "_branched_from") || has_marker(config, "_delegate_from") {
             continue;
         }
-        children
-            .entry(row.get(0))
-            .or_default()
-            .push((row.get(1), row.get::<_, Option<f64>>(3).unwrap_or_default()));
+        children.entry(row.get(0)).or_default().push(ChainMember {
+            id: row.get(1),
+            title: row.get(3),
+            last_active: row.get::<_, Option<f64>>(4).unwrap_or_default(),
+        });
     }
     Ok(candidates
         .iter()
         .map(|c| {
-            let mut best = c.last_active;
-            let mut seen = HashSet::from([c.id.clone()]);
-            let mut stack = vec![c.id.clone()];
-            while let Some(id) = stack.pop() {
-                for (child, active) in children.get(&id).into_iter().flatten() {
-                    if seen.insert(child.clone()) {
-                        best = best.max(*active);
-                        stack.push(child.clone());
+            let mut chain = vec![c.member.clone()];
+            let mut seen = HashSet::from([c.member.id.clone()]);
+            let mut next = 0;
+            while let Some(id) = chain.get(next).map(|m| m.id.clone()) {
+                next += 1;
+                for child in children.get(&id).into_iter().flatten() {
+                    if seen.insert(child.id.clone()) {
+                        chain.push(child.clone());
                     }
                 }
             }
-            (c.id.clone(), best)
+            (c.member.id.clone(), chain)
         })
         .collect())
 }
 
+/// `SESSION_COLUMNS…, last_active, preview` of `sessions s`: the select
+/// list of a rich row.
+pub(crate) fn rich_select() -> String {
+    format!(
+        "{columns}, {LAST_ACTIVE} AS last_active, {PREVIEW_SQL} AS preview",
+        columns = select_list("s", &SESSION_COLUMNS),
+    )
+}
+
+/// A row selected with [`rich_select`] (no projection).
+pub(crate) fn rich_from_row(row: &Row, compact: bool) -> RichSession {
+    let mut session = session_from_row(row);
+    if compact {
+        session.system_prompt = None;
+    }
+    RichSession {
+        session,
+        last_active: row.get::<_, Option<f64>>("last_active").unwrap_or_default(),
+        preview: pg_preview(&row.get::<_, String>("preview")),
+        lineage_root_id: None,
+        compact,
+    }
+}
+
 /// One session as a rich row (no projection).
 fn rich_row(tx: &mut Transaction<'_>, id: &str, compact: bool) -> Result<Option<RichSession>> {
-    let sql = format!(
-        "SELECT {columns}, {LAST_ACTIVE} AS last_active, {PREVIEW_SQL} AS preview
-         FROM sessions s WHERE s.id = $1",
-        columns = select_list("s", &SESSION_COLUMNS),
-    );
+    let sql = format!("SELECT {} FROM sessions s WHERE s.id = $1", rich_select());
     Ok(tx
         .query_opt(&sql, &[&id])
         .context("listing sessions")?
-        .map(|row| {
-            let mut session = session_from_row(&row);
-            if compact {
-                session.system_prompt = None;
-            }
-            RichSession {
-                session,
-                last_active: row.get::<_, Option<f64>>("last_active").unwrap_or_default(),
-                preview: pg_preview(&row.get::<_, String>("preview")),
-                lineage_root_id: None,
-                compact,
-            }
-        }))
+        .map(|row| rich_from_row(&row, compact)))
 }
 
 /// Replaces a compression-ended row by its compression tip's current state,

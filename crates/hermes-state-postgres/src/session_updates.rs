@@ -175,19 +175,8 @@ impl PgStore {
         session_id: &str,
         on: bool,
     ) -> Result<bool> {
-        let column = match flag {
-            LineageFlag::Archived => "archived",
-            LineageFlag::Pinned => "pinned",
-        };
-        let sql = format!(
-            "{COMPRESSION_LINEAGE}
-UPDATE sessions SET {column} = $2 WHERE id IN (SELECT id FROM up UNION SELECT id FROM down)"
-        );
         self.write(what, |tx| {
-            let changed = tx
-                .execute(&sql, &[&session_id, &i64::from(on)])
-                .context(what)?;
-            Ok(changed > 0)
+            set_lineage_flag_in(tx, what, flag, session_id, on)
         })
     }
 
@@ -301,4 +290,42 @@ UPDATE sessions SET {column} = $2 WHERE id IN (SELECT id FROM up UNION SELECT id
             Ok(())
         })
     }
+}
+
+/// Sets `flag` to `on` on the compression lineage of `session_id`
+/// ([`COMPRESSION_LINEAGE`]) inside the caller's transaction; whether any
+/// row matched.
+fn set_lineage_flag_in(
+    tx: &mut postgres::Transaction<'_>,
+    what: &str,
+    flag: LineageFlag,
+    session_id: &str,
+    on: bool,
+) -> Result<bool> {
+    let column = match flag {
+        LineageFlag::Archived => "archived",
+        LineageFlag::Pinned => "pinned",
+    };
+    let sql = format!(
+        "{COMPRESSION_LINEAGE}
+UPDATE sessions SET {column} = $2 WHERE id IN (SELECT id FROM up UNION SELECT id FROM down)"
+    );
+    let changed = tx
+        .execute(&sql, &[&session_id, &i64::from(on)])
+        .context(what)?;
+    Ok(changed > 0)
+}
+
+/// Archives the compression lineage of each session inside the caller's
+/// transaction, as `set_session_archived` does; returns how many sessions
+/// were given (the original's count of `archive_sessions` and
+/// `archive_stale_sessions`, whatever changed).
+pub(crate) fn archive_lineages(
+    tx: &mut postgres::Transaction<'_>,
+    ids: &[String],
+) -> Result<usize> {
+    for id in ids {
+        set_lineage_flag_in(tx, "archiving a session", LineageFlag::Archived, id, true)?;
+    }
+    Ok(ids.len())
 }

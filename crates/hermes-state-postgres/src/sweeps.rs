@@ -12,14 +12,16 @@
 use std::path::Path;
 
 use hermes_state_query::prune::{PruneOptions, remove_transcripts};
+use hermes_state_query::rich_listing::idle_cutoff;
 use hermes_state_types::pyjson;
+use hermes_state_types::text::parse_python_float;
 use postgres::Transaction;
 
 use crate::PgStore;
 use crate::deletes::delete_rows;
 use crate::error::{Context, PgError, Result};
 use crate::more_ops::archive_stale;
-use crate::prune::checked_candidates;
+use crate::prune::{candidate_ids, checked_candidates};
 
 /// `state_meta` key of the last automatic prune (`schema-v23.md` §8).
 pub const LAST_AUTO_PRUNE: &str = "last_auto_prune";
@@ -121,17 +123,17 @@ impl PgStore {
         Ok(ids.len())
     }
 
-    /// Archives sessions idle for more than `idle_days`, at most once per
+    /// Archives sessions idle for `idle_days`, at most once per
     /// `min_interval_hours` (`api.md` §11.4): skipped while
-    /// `state_meta.last_auto_archive` is a number less than the interval
-    /// old (unparsable text counts as "never ran"); otherwise archives as
-    /// [`PgStore::archive_stale_sessions`] and stores now as
+    /// `state_meta.last_auto_archive` says the last run is less than the
+    /// interval old (read as the original reads it, see `ran_recently`);
+    /// otherwise archives as [`PgStore::archive_stale_sessions`] (a negative
+    /// or NaN `idle_days` archives nothing) and stores now as
     /// `last_auto_archive` (shortest round-trip float text), all in one
     /// write transaction.
     ///
-    /// Errors: a non-finite interval, or (when the run is due) a non-finite
-    /// `idle_days`, is [`PgError::InvalidInput`]; a read-only handle
-    /// [`PgError::ReadOnly`]. The facade's `maybe_auto_archive` turns them
+    /// Errors: a run that is due on a read-only handle is
+    /// [`PgError::ReadOnly`]. The facade's `maybe_auto_archive` turns errors
     /// into a report, as on SQLite.
     pub fn maybe_auto_archive(
         &self,
@@ -139,19 +141,20 @@ impl PgStore {
         min_interval_hours: f64,
         exclude_pinned: bool,
     ) -> Result<AutoRun> {
-        self.check_auto_run(LAST_AUTO_ARCHIVE, min_interval_hours)?;
         let now = self.now();
+        if self.check_auto_run(LAST_AUTO_ARCHIVE, min_interval_hours, now)? {
+            return Ok(AutoRun::Skipped);
+        }
         let stamp = pyjson::float_repr(now);
+        let idle_before = idle_cutoff(now, idle_days);
         self.write("archiving stale sessions", |tx| {
             if ran_recently(tx, LAST_AUTO_ARCHIVE, min_interval_hours, now)? {
                 return Ok(AutoRun::Skipped);
             }
-            if !idle_days.is_finite() {
-                return Err(PgError::InvalidInput(format!(
-                    "idle_days must be finite, got {idle_days}"
-                )));
-            }
-            let archived = archive_stale(tx, now - idle_days * 86_400.0, exclude_pinned)?;
+            let archived = match idle_before {
+                Some(before) => archive_stale(tx, before, exclude_pinned)?,
+                None => 0,
+            };
             tx.execute(UPSERT_META, &[&LAST_AUTO_ARCHIVE, &stamp])
                 .context("writing state_meta")?;
             Ok(AutoRun::Ran(archived))
@@ -173,8 +176,10 @@ impl PgStore {
         min_interval_hours: f64,
         sessions_dir: Option<&Path>,
     ) -> Result<AutoRun> {
-        self.check_auto_run(LAST_AUTO_PRUNE, min_interval_hours)?;
         let now = self.now();
+        if self.check_auto_run(LAST_AUTO_PRUNE, min_interval_hours, now)? {
+            return Ok(AutoRun::Skipped);
+        }
         let stamp = pyjson::float_repr(now);
         let options = PruneOptions {
             older_than_days: Some(retention_days),
@@ -184,17 +189,8 @@ impl PgStore {
             if ran_recently(tx, LAST_AUTO_PRUNE, min_interval_hours, now)? {
                 return Ok(None);
             }
-            let conditions = checked_candidates(&options, now)?;
-            let select = format!(
-                "SELECT s.id FROM sessions s{} ORDER BY s.started_at, s.id",
-                conditions.where_clause()
-            );
-            let ids: Vec<String> = tx
-                .query(&select, &conditions.params())
-                .context("finding sessions to prune")?
-                .iter()
-                .map(|row| row.get(0))
-                .collect();
+            let conditions = checked_candidates(&options.selection(), now)?;
+            let ids = candidate_ids(tx, &conditions)?;
             delete_rows(tx, &ids)?;
             tx.execute(UPSERT_META, &[&LAST_AUTO_PRUNE, &stamp])
                 .context("writing state_meta")?;
@@ -209,23 +205,25 @@ impl PgStore {
         Ok(AutoRun::Ran(ids.len()))
     }
 
-    /// The checks SQLite makes before reading the time stamp: a finite
-    /// interval, a writable handle.
-    fn check_auto_run(&self, key: &str, interval_hours: f64) -> Result<()> {
-        if !interval_hours.is_finite() {
-            return Err(PgError::InvalidInput(format!(
-                "min_interval_hours must be finite, got {interval_hours}"
-            )));
+    /// On a read-only handle, what SQLite answers before writing: whether
+    /// the run is skipped (the stamp is recent), else [`PgError::ReadOnly`].
+    /// A writable handle checks the stamp in its write transaction
+    /// (`false` here).
+    fn check_auto_run(&self, key: &str, interval_hours: f64, now: f64) -> Result<bool> {
+        if !self.is_read_only() {
+            return Ok(false);
         }
-        if self.is_read_only() {
-            return Err(PgError::ReadOnly(format!("automatic maintenance ({key})")));
+        if self.read(|tx| ran_recently(tx, key, interval_hours, now))? {
+            return Ok(true);
         }
-        Ok(())
+        Err(PgError::ReadOnly(format!("automatic maintenance ({key})")))
     }
 }
 
-/// Whether the `state_meta` time stamp `key` is a number less than
-/// `interval_hours` old at `now`.
+/// Whether the `state_meta` time stamp `key` says the last run is less than
+/// `interval_hours` old at `now`, as the original reads it: a non-empty
+/// value Python's `float()` parses, compared with IEEE arithmetic (an
+/// infinite stamp is always recent, a NaN one or a NaN interval never).
 fn ran_recently(
     tx: &mut Transaction<'_>,
     key: &str,
@@ -236,7 +234,7 @@ fn ran_recently(
         .query_opt("SELECT value FROM state_meta WHERE key = $1", &[&key])
         .context("reading state_meta")?
         .and_then(|row| row.get::<_, Option<String>>(0))
-        .and_then(|text| text.trim().parse::<f64>().ok())
-        .filter(|last| last.is_finite());
+        .filter(|text| !text.is_empty())
+        .and_then(|text| parse_python_float(&text));
     Ok(last.is_some_and(|last| now - last < interval_hours * 3600.0))
 }

@@ -49,21 +49,31 @@ impl Conditions {
         )
     }
 
-    /// `s.cwd` is the folder or lies below it (`api.md` §10.3, §11.3):
-    /// trailing `/` and `\` are stripped, then `cwd = p OR cwd LIKE 'p/%' OR
-    /// cwd LIKE 'p\%'`, with `%`, `_` and `\` of the folder taken literally
-    /// (so `/w/my_app` never matches `/w/myXapp`).
+    /// `s.cwd` is the folder or lies below it (`api.md` §10.3, §11.3), the
+    /// original's clause: trailing `/` and `\` are stripped (unless nothing
+    /// would be left), then `cwd = p OR cwd LIKE 'p/%' OR cwd LIKE 'p\%'`.
+    /// As there, the `LIKE`s have no `ESCAPE`: `%` and `_` in the folder are
+    /// wildcards, `\` is literal, ASCII letters match either case.
     pub(crate) fn push_cwd_prefix(&mut self, prefix: &str) {
-        let folder = prefix.trim_end_matches(['/', '\\']);
-        let escaped = escape_like(folder);
+        let folder = cwd_folder(prefix);
         self.push(
-            "(s.cwd = ? OR s.cwd LIKE ? ESCAPE '\\' OR s.cwd LIKE ? ESCAPE '\\')",
+            "(s.cwd = ? OR s.cwd LIKE ? OR s.cwd LIKE ?)",
             [
                 text_value(folder),
-                SqlValue::Text(format!("{escaped}/%")),
-                SqlValue::Text(format!("{escaped}\\\\%")),
+                SqlValue::Text(format!("{folder}/%")),
+                SqlValue::Text(format!("{folder}\\%")),
             ],
         );
+    }
+}
+
+/// The folder of a `cwd_prefix` filter: without trailing `/` and `\`, or
+/// the prefix itself when it is nothing else (Python's `p.rstrip("/\\") or
+/// p`).
+pub fn cwd_folder(prefix: &str) -> &str {
+    match prefix.trim_end_matches(['/', '\\']) {
+        "" => prefix,
+        folder => folder,
     }
 }
 

@@ -462,7 +462,8 @@ pub fn find_latest_gateway_session_for_peer(
 /// The gateway's sessions (`api.md` §12.2): for each `session_key`, its
 /// newest session, with `last_active`; of `platform` only (ASCII
 /// case-insensitive source match) when given and non-empty; live ones only
-/// with `active_only`. Most recently active first.
+/// with `active_only`. Most recently active first (ties left to SQLite, as
+/// in the original's query).
 pub fn list_gateway_sessions(
     conn: &Connection,
     platform: Option<&str>,
@@ -483,7 +484,7 @@ pub fn list_gateway_sessions(
     if active_only {
         sql.push_str(" AND s.ended_at IS NULL");
     }
-    sql.push_str(" ORDER BY last_active DESC, s.id DESC");
+    sql.push_str(" ORDER BY last_active DESC");
     query_activity(
         conn,
         &sql,

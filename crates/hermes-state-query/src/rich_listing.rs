@@ -7,13 +7,16 @@ use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, params_from_iter};
 use serde::{Serialize, Serializer};
 
+use hermes_state_types::text::python_strip;
+
 use crate::conditions::{Conditions, contains, text_value};
 use crate::error::{QueryContext, QueryError};
 use crate::lookups::{
-    SessionActivity, escape_like, get_compression_tip, last_active, listable_sql, marker,
-    query_activity, query_sessions,
+    SessionActivity, get_compression_tip, last_active, listable_sql, marker, query_activity,
+    query_sessions,
 };
-use crate::values::{real, text};
+use crate::sanitize::is_python_word_char;
+use crate::values::{integer, real, text};
 
 /// The number of sessions a listing returns by default (`api.md` §10).
 pub const DEFAULT_LIMIT: u32 = 20;
@@ -77,10 +80,17 @@ pub struct RichListOptions {
     pub include_archived: bool,
     /// Only archived sessions (wins over `include_archived`).
     pub archived_only: bool,
-    /// Only sessions whose id contains this text (ASCII case-insensitive).
+    /// With `order_by_last_active` only (ignored otherwise, as the
+    /// original): only sessions whose id, or the id of a session of their
+    /// forward compression chain, contains this text (trimmed and
+    /// lower-cased; `LOWER(id)` folds ASCII only; `%`, `_`, `\` literal).
     pub id_query: Option<String>,
-    /// Only sessions whose id, title or first user message contains this
-    /// text (ASCII case-insensitive).
+    /// With `order_by_last_active` only (ignored otherwise, as the
+    /// original): only sessions where some session of the forward
+    /// compression chain has this text (trimmed and lower-cased) in its
+    /// title or id, or its title with `-`, `_`, `.` and spaces removed
+    /// contains the text with every non-word character removed (`an94`
+    /// finds `AN-94`).
     pub search_query: Option<String>,
     /// Leave `system_prompt` out of the rows (not read, not serialised).
     pub compact_rows: bool,
@@ -209,8 +219,32 @@ fn rich_rows(
     )
 }
 
-/// Sessions for a picker, newest first, with last activity and a one-line
-/// preview (`api.md` §10.3); every filter of [`RichListOptions`].
+/// The original's needle of `id_query` / `search_query`: `(q or
+/// "").strip().lower()`, Python's whitespace and lower-casing.
+pub fn needle(query: Option<&str>) -> String {
+    python_strip(query.unwrap_or_default()).to_lowercase()
+}
+
+/// The original's compact needle of `search_query`: `re.sub(r"[\W_]+", "",
+/// needle)`, only Python's word characters other than `_` kept.
+pub fn compact_needle(needle: &str) -> String {
+    needle
+        .chars()
+        .filter(|c| *c != '_' && is_python_word_char(*c))
+        .collect()
+}
+
+/// A title with the characters `search_query`'s compact form ignores
+/// removed, lower-cased as SQLite's `LOWER` (ASCII).
+const COMPACT_TITLE: &str = "REPLACE(REPLACE(REPLACE(REPLACE(LOWER(COALESCE(cs.title, '')), \
+     '-', ''), '_', ''), '.', ''), ' ', '')";
+
+/// Sessions for a picker, with last activity and a one-line preview
+/// (`api.md` §10.3), the original's query: every filter of
+/// [`RichListOptions`]; newest start first, or with `order_by_last_active`
+/// by the newest activity of the session's forward compression chain (then
+/// start, then id, descending), which is also the only order in which
+/// `id_query` and `search_query` apply.
 ///
 /// Unless `include_children`, only listable sessions (roots and branch
 /// children, no delegates) are listed and, with `project_compression_tips`,
@@ -248,51 +282,78 @@ pub fn list_sessions_rich(
     } else if !options.include_archived {
         conditions.push("s.archived = 0", []);
     }
-    if let Some(query) = options.id_query.as_deref().filter(|q| !q.is_empty()) {
-        conditions.push("s.id LIKE ? ESCAPE '\\'", [contains(query)]);
-    }
-    if let Some(query) = options.search_query.as_deref().filter(|q| !q.is_empty()) {
-        let pattern = contains(query);
-        conditions.push(
-            "(s.id LIKE ? ESCAPE '\\' OR s.title LIKE ? ESCAPE '\\'
-              OR EXISTS (SELECT 1 FROM messages mq WHERE mq.session_id = s.id
-                         AND mq.role = 'user' AND mq.content LIKE ? ESCAPE '\\'))",
-            [pattern.clone(), pattern.clone(), pattern],
-        );
-    }
     let columns = session_columns(conn, options.compact_rows)?;
-    let (with, join, order) = if options.order_by_last_active {
-        (
-            format!(
-                "WITH RECURSIVE chain(root, id) AS (
-                    SELECT id, id FROM sessions
-                    UNION
-                    SELECT chain.root, c.id FROM chain
-                    JOIN sessions p ON p.id = chain.id AND p.end_reason = 'compression'
-                    JOIN sessions c ON c.parent_session_id = p.id
-                         AND {branched} IS NULL AND {delegate} IS NULL
-                 ),
-                 chain_activity(root, active) AS (
-                    SELECT chain.root, MAX({active}) FROM chain
-                    JOIN sessions c ON c.id = chain.id GROUP BY chain.root
-                 ) ",
-                branched = marker("c", "_branched_from"),
-                delegate = marker("c", "_delegate_from"),
-                active = last_active("c"),
-            ),
-            " LEFT JOIN chain_activity ca ON ca.root = s.id",
-            " ORDER BY ca.active DESC, s.started_at DESC, s.id DESC",
+    let sql = if options.order_by_last_active {
+        // The chain is seeded from the rows the filters admit; the numbered
+        // parameters serve the seed and the outer query alike.
+        let seed_where = conditions.where_clause();
+        let id_needle = needle(options.id_query.as_deref());
+        if !id_needle.is_empty() {
+            conditions.push(
+                "EXISTS (SELECT 1 FROM chain cq WHERE cq.root_id = s.id
+                         AND LOWER(cq.cur_id) LIKE ? ESCAPE '\\')",
+                [contains(&id_needle)],
+            );
+        }
+        let search_needle = needle(options.search_query.as_deref());
+        if !search_needle.is_empty() {
+            let compact = compact_needle(&search_needle);
+            let compact_clause = if compact.is_empty() {
+                String::new()
+            } else {
+                format!(" OR {COMPACT_TITLE} LIKE ? ESCAPE '\\'")
+            };
+            let mut values = vec![contains(&search_needle), contains(&search_needle)];
+            if !compact.is_empty() {
+                values.push(contains(&compact));
+            }
+            conditions.push(
+                &format!(
+                    "EXISTS (SELECT 1 FROM chain cq JOIN sessions cs ON cs.id = cq.cur_id
+                             WHERE cq.root_id = s.id
+                               AND (LOWER(COALESCE(cs.title, '')) LIKE ? ESCAPE '\\'
+                                    OR LOWER(cq.cur_id) LIKE ? ESCAPE '\\'{compact_clause}))"
+                ),
+                values,
+            );
+        }
+        format!(
+            "WITH RECURSIVE chain(root_id, cur_id) AS (
+                SELECT s.id, s.id FROM sessions s{seed_where}
+                UNION
+                SELECT c.root_id, child.id FROM chain c
+                JOIN sessions parent ON parent.id = c.cur_id
+                JOIN sessions child ON child.parent_session_id = c.cur_id
+                WHERE parent.end_reason = 'compression'
+                  AND {branched} IS NULL AND {delegate} IS NULL
+                  AND COALESCE(child.source, '') != 'tool'
+             ),
+             chain_max AS (
+                SELECT root_id, MAX(COALESCE(
+                    (SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = cur_id),
+                    (SELECT started_at FROM sessions ss WHERE ss.id = cur_id)
+                )) AS effective_last_active
+                FROM chain GROUP BY root_id
+             )
+             SELECT {columns}, {active} AS last_active, {PREVIEW_SQL} AS preview
+             FROM sessions s LEFT JOIN chain_max cm ON cm.root_id = s.id{outer_where}
+             ORDER BY COALESCE(cm.effective_last_active, s.started_at) DESC,
+                      s.started_at DESC, s.id DESC{limit}",
+            branched = marker("child", "_branched_from"),
+            delegate = marker("child", "_delegate_from"),
+            active = last_active("s"),
+            outer_where = conditions.where_clause(),
+            limit = conditions.limit(options.limit, options.offset),
         )
     } else {
-        (String::new(), "", " ORDER BY s.started_at DESC, s.id DESC")
+        format!(
+            "SELECT {columns}, {active} AS last_active, {PREVIEW_SQL} AS preview
+             FROM sessions s{where_clause} ORDER BY s.started_at DESC{limit}",
+            active = last_active("s"),
+            where_clause = conditions.where_clause(),
+            limit = conditions.limit(options.limit, options.offset),
+        )
     };
-    let sql = format!(
-        "{with}SELECT {columns}, {active} AS last_active, {PREVIEW_SQL} AS preview
-         FROM sessions s{join}{where_clause}{order}{limit}",
-        active = last_active("s"),
-        where_clause = conditions.where_clause(),
-        limit = conditions.limit(options.limit, options.offset),
-    );
     let mut rows = rich_rows(conn, &sql, conditions.params, options.compact_rows)?;
     if options.project_compression_tips && !options.include_children {
         for row in &mut rows {
@@ -339,91 +400,160 @@ fn project_tip(conn: &Connection, row: &mut RichSession, columns: &str) -> Resul
     Ok(())
 }
 
-/// The sessions of a cron job (`api.md` §10.4): `source = 'cron'` and an id
-/// starting with `cron_<job_id>_` (wildcards in `job_id` literal), newest
-/// start first, with `last_active`.
+/// The id range of cron job `job_id`'s runs: `[cron_<job_id>_,
+/// cron_<job_id>\`)`, the original's bounds (byte order: exactly the ids
+/// that start with `cron_<job_id>_`, case-sensitively).
+pub fn cron_id_range(job_id: &str) -> (String, String) {
+    (format!("cron_{job_id}_"), format!("cron_{job_id}`"))
+}
+
+/// The runs of a cron job (`api.md` §10.4): `source = 'cron'` and an id in
+/// [`cron_id_range`], newest start first (then id, descending), as rich
+/// rows (`last_active`, `preview`).
 pub fn list_cron_job_runs(
     conn: &Connection,
     job_id: &str,
     limit: u32,
     offset: u32,
-) -> Result<Vec<SessionActivity>, QueryError> {
+) -> Result<Vec<RichSession>, QueryError> {
+    let (low, high) = cron_id_range(job_id);
     let mut conditions = Conditions::default();
     conditions.push(
-        "s.source = 'cron' AND s.id LIKE ? ESCAPE '\\'",
-        [text_value(&format!("cron\\_{}\\_%", escape_like(job_id)))],
+        "s.source = 'cron' AND s.id >= ? AND s.id < ?",
+        [SqlValue::Text(low), SqlValue::Text(high)],
     );
     let sql = format!(
-        "SELECT s.*, {active} AS last_active FROM sessions s{}
+        "SELECT s.*, {active} AS last_active, {PREVIEW_SQL} AS preview FROM sessions s{}
          ORDER BY s.started_at DESC, s.id DESC{}",
         conditions.where_clause(),
         conditions.limit(limit, offset),
         active = last_active("s"),
     );
-    query_activity(
-        conn,
-        &sql,
-        params_from_iter(conditions.params),
-        "listing cron job runs",
-    )
+    rich_rows(conn, &sql, conditions.params, false)
 }
 
-/// Sessions whose id contains `query` (ASCII case-insensitive, wildcards
-/// literal), newest start first, with `last_active` (`api.md` §10.4);
-/// archived ones only with `include_archived`. Empty for an empty query.
+/// How well a row of `search_sessions_by_id` matches `needle`: 0 when its
+/// id or `_lineage_root_id` (lower-cased) is the needle, 1 when one starts
+/// with it, else 2.
+fn id_match_rank(row: &RichSession, needle: &str) -> u8 {
+    let ids: Vec<String> = [
+        Some(row.session.id.as_str()),
+        row.lineage_root_id.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|id| !id.is_empty())
+    .map(str::to_lowercase)
+    .collect();
+    if ids.iter().any(|id| id == needle) {
+        0
+    } else if ids.iter().any(|id| id.starts_with(needle)) {
+        1
+    } else {
+        2
+    }
+}
+
+/// The original's ranking of `search_sessions_by_id` candidates: exact
+/// matches of `needle` first, then prefixes, then the rest, each group in
+/// the candidates' order; at most `limit`. Shared by every backend.
+pub fn rank_by_id(candidates: Vec<RichSession>, needle: &str, limit: u32) -> Vec<RichSession> {
+    let mut ranked: Vec<(u8, RichSession)> = candidates
+        .into_iter()
+        .map(|row| (id_match_rank(&row, needle), row))
+        .collect();
+    ranked.sort_by_key(|(rank, _)| *rank);
+    ranked
+        .into_iter()
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .map(|(_, row)| row)
+        .collect()
+}
+
+/// The picker listing `search_sessions_by_id` ranks (`api.md` §10.4): the
+/// first `4 × limit` rows of [`list_sessions_rich`] by last activity whose
+/// chain holds an id containing `needle`, archived ones with
+/// `include_archived`. Shared by every backend.
+pub fn id_search_options(needle: &str, limit: u32, include_archived: bool) -> RichListOptions {
+    RichListOptions {
+        limit: limit.saturating_mul(4),
+        include_archived,
+        order_by_last_active: true,
+        id_query: Some(needle.to_owned()),
+        ..RichListOptions::default()
+    }
+}
+
+/// Sessions by id (`api.md` §10.4), the original's `search_sessions_by_id`:
+/// the query trimmed and lower-cased; nothing for an empty one or a zero
+/// `limit`; else the picker rows of [`id_search_options`] ranked by
+/// [`rank_by_id`] (exact id, then prefix, then substring; a projected
+/// chain matches by its root's id too).
 pub fn search_sessions_by_id(
     conn: &Connection,
     query: &str,
     limit: u32,
     include_archived: bool,
-) -> Result<Vec<SessionActivity>, QueryError> {
-    if query.is_empty() {
+) -> Result<Vec<RichSession>, QueryError> {
+    let needle = needle(Some(query));
+    if needle.is_empty() || limit == 0 {
         return Ok(Vec::new());
     }
-    let mut conditions = Conditions::default();
-    conditions.push("s.id LIKE ? ESCAPE '\\'", [contains(query)]);
-    if !include_archived {
-        conditions.push("s.archived = 0", []);
-    }
-    let sql = format!(
-        "SELECT s.*, {active} AS last_active FROM sessions s{}
-         ORDER BY s.started_at DESC, s.id DESC{}",
-        conditions.where_clause(),
-        conditions.limit(limit, 0),
-        active = last_active("s"),
-    );
-    query_activity(
-        conn,
-        &sql,
-        params_from_iter(conditions.params),
-        "searching sessions by id",
-    )
+    let candidates =
+        list_sessions_rich(conn, &id_search_options(&needle, limit, include_archived))?;
+    Ok(rank_by_id(candidates, &needle, limit))
 }
 
-/// The distinct non-empty working directories of the sessions, sorted
-/// (`api.md` §10.4); of archived sessions too with `include_archived`.
+/// A working directory of `distinct_session_cwds` (`api.md` §10.4), the
+/// original's dict `{cwd, sessions, last_active}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionCwd {
+    /// The directory, as stored.
+    pub cwd: String,
+    /// How many sessions have it.
+    pub sessions: i64,
+    /// The newest `COALESCE(ended_at, started_at, 0)` among them.
+    pub last_active: f64,
+}
+
+/// The distinct working directories of the sessions (`api.md` §10.4): every
+/// `cwd` that is not NULL and not only spaces, with its number of sessions
+/// and its last activity (the newest end, else start); of archived sessions
+/// too with `include_archived`. In `GROUP BY cwd` order, as the original.
 pub fn distinct_session_cwds(
     conn: &Connection,
     include_archived: bool,
-) -> Result<Vec<String>, QueryError> {
-    let sql = if include_archived {
-        "SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND cwd != '' ORDER BY cwd"
+) -> Result<Vec<SessionCwd>, QueryError> {
+    const WHAT: &str = "listing working directories";
+    let archived = if include_archived {
+        ""
     } else {
-        "SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL AND cwd != '' AND archived = 0 ORDER BY cwd"
+        " AND archived = 0"
     };
-    let mut stmt = conn
-        .prepare_cached(sql)
-        .context("listing working directories")?;
-    let cwds: Vec<Option<String>> = stmt
-        .query_map([], |row| Ok(text(row.get_ref(0)?)))
+    let sql = format!(
+        "SELECT cwd AS cwd, COUNT(*) AS sessions,
+                MAX(COALESCE(ended_at, started_at, 0)) AS last_active
+         FROM sessions WHERE cwd IS NOT NULL AND TRIM(cwd) != ''{archived} GROUP BY cwd"
+    );
+    let mut stmt = conn.prepare_cached(&sql).context(WHAT)?;
+    let rows = stmt
+        .query_map([], |row| {
+            Ok(SessionCwd {
+                cwd: text(row.get_ref(0)?).unwrap_or_default(),
+                sessions: integer(row.get_ref(1)?).unwrap_or_default(),
+                last_active: real(row.get_ref(2)?).unwrap_or_default(),
+            })
+        })
         .and_then(Iterator::collect)
-        .context("listing working directories")?;
-    Ok(cwds.into_iter().flatten().collect())
+        .context(WHAT)?;
+    Ok(rows)
 }
 
-/// The ids of the sessions idle since before `idle_before` (no message and
-/// no start after it), not archived, and unpinned when `exclude_pinned`
-/// (`api.md` §11.4 `maybe_auto_archive`), oldest start first.
+/// The sessions `archive_stale_sessions` archives (`api.md` §11.4), oldest
+/// start first, the original's selection: not archived, not ended by
+/// `compression` (a chain is archived through its tip), unpinned when
+/// `exclude_pinned`, and last active (newest message, else start) before
+/// `idle_before`. Children are candidates like any session.
 pub fn stale_session_ids(
     conn: &Connection,
     idle_before: f64,
@@ -435,8 +565,10 @@ pub fn stale_session_ids(
         ""
     };
     let sql = format!(
-        "SELECT s.id FROM sessions s WHERE s.archived = 0{pinned} AND {active} < ?1
-         ORDER BY s.started_at, s.id",
+        "SELECT s.id FROM sessions s
+         WHERE s.archived = 0 AND COALESCE(s.end_reason, '') <> 'compression'{pinned}
+           AND {active} < ?1
+         ORDER BY s.started_at ASC",
         active = last_active("s"),
     );
     let mut stmt = conn
@@ -447,6 +579,16 @@ pub fn stale_session_ids(
         .and_then(Iterator::collect)
         .context("finding stale sessions")?;
     Ok(ids.into_iter().flatten().collect())
+}
+
+/// The start of the idle window of `archive_stale_sessions(idle_days)` at
+/// `now` (`api.md` §11.4), or `None` when the original archives nothing:
+/// a negative or NaN `idle_days` (a NaN bound matches no row there).
+pub fn idle_cutoff(now: f64, idle_days: f64) -> Option<f64> {
+    if idle_days.is_nan() || idle_days < 0.0 {
+        return None;
+    }
+    Some(now - idle_days * 86_400.0)
 }
 
 /// An empty session (`api.md` §11.6), of `sessions s`: `message_count =

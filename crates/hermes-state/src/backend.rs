@@ -18,8 +18,10 @@ use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::lookups::{PeerLookup, SessionActivity};
 use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, RewindResult};
-use hermes_state_query::prune::{PruneOptions, PruneReport};
-use hermes_state_query::rich_listing::{RichListOptions, RichSession};
+use hermes_state_query::prune::{
+    ArchiveSelection, PruneCandidate, PruneOptions, PruneReport, PruneSelection,
+};
+use hermes_state_query::rich_listing::{RichListOptions, RichSession, SessionCwd};
 use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::{CompressionCooldown, HandoffState};
 use hermes_state_query::sessions::SessionCountOptions;
@@ -249,9 +251,9 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         offset: u32,
     ) -> Result<Vec<SessionActivity>>;
     /// `api.md` §10.4, §11.3.
-    fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>>;
+    fn list_prune_candidates(&self, selection: &PruneSelection) -> Result<Vec<PruneCandidate>>;
     /// `api.md` §10.4.
-    fn archive_sessions(&self, options: &PruneOptions) -> Result<usize>;
+    fn archive_sessions(&self, selection: &ArchiveSelection) -> Result<usize>;
     /// `api.md` §11.6.
     fn count_empty_sessions(&self) -> Result<i64>;
     /// `api.md` §2.5: settled → `pending`.
@@ -271,14 +273,14 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// `api.md` §9.2.
     fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>>;
     /// `api.md` §10.4.
-    fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<String>>;
+    fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<SessionCwd>>;
     /// `api.md` §10.4.
     fn search_sessions_by_id(
         &self,
         query: &str,
         limit: u32,
         include_archived: bool,
-    ) -> Result<Vec<SessionActivity>>;
+    ) -> Result<Vec<RichSession>>;
     /// `api.md` §4.5.
     fn set_latest_user_api_content(
         &self,
@@ -369,12 +371,8 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     /// `api.md` §12.3: oldest dispatch first, ties by id.
     fn list_delegations(&self, filter: &DelegationFilter) -> Result<Vec<Delegation>>;
     /// `api.md` §10.4: the runs of a cron job, newest first.
-    fn list_cron_job_runs(
-        &self,
-        job_id: &str,
-        limit: u32,
-        offset: u32,
-    ) -> Result<Vec<SessionActivity>>;
+    fn list_cron_job_runs(&self, job_id: &str, limit: u32, offset: u32)
+    -> Result<Vec<RichSession>>;
     /// Messages of the sessions of one source.
     fn message_count_of_source(&self, source: &str) -> Result<i64>;
     /// `api.md` §2.5: `(cwd, root)` pairs fill missing roots only.
@@ -725,11 +723,11 @@ macro_rules! forward_store {
         ) -> Result<Vec<SessionActivity>> {
             Self::search_sessions(self, source, limit, offset).map_err($err)
         }
-        fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>> {
-            Self::list_prune_candidates(self, options).map_err($err)
+        fn list_prune_candidates(&self, selection: &PruneSelection) -> Result<Vec<PruneCandidate>> {
+            Self::list_prune_candidates(self, selection).map_err($err)
         }
-        fn archive_sessions(&self, options: &PruneOptions) -> Result<usize> {
-            Self::archive_sessions(self, options).map_err($err)
+        fn archive_sessions(&self, selection: &ArchiveSelection) -> Result<usize> {
+            Self::archive_sessions(self, selection).map_err($err)
         }
         fn count_empty_sessions(&self) -> Result<i64> {
             Self::count_empty_sessions(self).map_err($err)
@@ -763,7 +761,7 @@ macro_rules! forward_store {
         fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>> {
             Self::get_compression_lineage(self, session_id).map_err($err)
         }
-        fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<String>> {
+        fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<SessionCwd>> {
             Self::distinct_session_cwds(self, include_archived).map_err($err)
         }
         fn search_sessions_by_id(
@@ -771,7 +769,7 @@ macro_rules! forward_store {
             query: &str,
             limit: u32,
             include_archived: bool,
-        ) -> Result<Vec<SessionActivity>> {
+        ) -> Result<Vec<RichSession>> {
             Self::search_sessions_by_id(self, query, limit, include_archived).map_err($err)
         }
         fn set_latest_user_api_content(
@@ -908,7 +906,7 @@ macro_rules! forward_store {
             job_id: &str,
             limit: u32,
             offset: u32,
-        ) -> Result<Vec<SessionActivity>> {
+        ) -> Result<Vec<RichSession>> {
             Self::list_cron_job_runs(self, job_id, limit, offset).map_err($err)
         }
         fn message_count_of_source(&self, source: &str) -> Result<i64> {

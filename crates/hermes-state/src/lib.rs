@@ -62,7 +62,7 @@ pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::lookups::{PeerLookup, SessionActivity};
 pub use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
-pub use hermes_state_query::rich_listing::{RichListOptions, RichSession};
+pub use hermes_state_query::rich_listing::{RichListOptions, RichSession, SessionCwd};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
 };
@@ -83,7 +83,9 @@ pub use hermes_state_types::{
     SCHEMA_VERSION, Session, TokenUpdate,
 };
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
-pub use maintenance::{PruneFilters, PruneOptions, PruneReport};
+pub use maintenance::{
+    ArchiveSelection, PruneCandidate, PruneFilters, PruneOptions, PruneReport, PruneSelection,
+};
 pub use message_edits::RewindResult;
 #[cfg(feature = "postgres")]
 pub use migrate_to::{MoveReport, migrate_postgres_to_sqlite};

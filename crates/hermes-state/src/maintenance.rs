@@ -3,28 +3,17 @@
 
 use std::path::Path;
 
-use hermes_state_query::prune::PruneCandidates;
 pub(crate) use hermes_state_query::prune::remove_transcripts;
-pub use hermes_state_query::prune::{PruneFilters, PruneOptions, PruneReport};
+pub use hermes_state_query::prune::{
+    ArchiveSelection, PruneCandidate, PruneFilters, PruneOptions, PruneReport, PruneSelection,
+};
 use hermes_state_schema::{SchemaError, retry};
 use rusqlite::Connection;
 
 use crate::cleanup::delete_row;
 use crate::db::{SessionDb, existing_fts_tables};
 use crate::error::{Error, Result, WriteContext};
-
-/// The selection of `options` at time `now`: the one prune filter of the
-/// query crate ([`PruneCandidates`]), after refusing a non-finite
-/// `older_than_days` or float filter as [`crate::ErrorKind::InvalidInput`].
-/// `dry_run` and `sessions_dir` play no part in the selection.
-pub(crate) fn checked_candidates(options: &PruneOptions, now: f64) -> Result<PruneCandidates> {
-    if let Some((name, value)) = options.non_finite() {
-        return Err(Error::InvalidInput(format!(
-            "{name} must be finite, got {value}"
-        )));
-    }
-    Ok(options.candidates(now))
-}
+use crate::rich_listing::checked;
 
 impl SessionDb {
     /// Removes old ended sessions with their messages (`api.md` §11.3).
@@ -40,7 +29,7 @@ impl SessionDb {
     /// Errors: a non-finite `older_than_days` or float filter is
     /// [`crate::ErrorKind::InvalidInput`].
     pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
-        let candidates = checked_candidates(options, self.now())?;
+        let candidates = checked(&options.selection(), self.now())?;
         let ids = if options.dry_run {
             self.read(|conn| Ok(candidates.ids(conn)?))?
         } else {

@@ -3,12 +3,12 @@
 //! the archiving writes go through the write path.
 
 use hermes_state_query::lookups::SessionActivity;
-use hermes_state_query::prune;
-use hermes_state_query::rich_listing::{self, RichListOptions, RichSession};
+use hermes_state_query::prune::{self, ArchiveSelection, PruneCandidate, PruneSelection};
+use hermes_state_query::rich_listing::{self, RichListOptions, RichSession, SessionCwd};
 
 use crate::db::SessionDb;
-use crate::error::{Error, Result, WriteContext};
-use crate::maintenance::{PruneOptions, checked_candidates};
+use crate::error::{Error, Result};
+use crate::session_updates::set_lineage_flag_in;
 
 impl SessionDb {
     /// `api.md` §10.1: every session (children and archived included) with
@@ -31,13 +31,14 @@ impl SessionDb {
     }
 
     /// `api.md` §10.4: the runs of a cron job (`source = 'cron'`, id
-    /// starting with `cron_<job_id>_`), newest first, with `last_active`.
+    /// starting with `cron_<job_id>_`, case-sensitively), newest first, as
+    /// rich rows (`last_active`, `preview`).
     pub fn list_cron_job_runs(
         &self,
         job_id: &str,
         limit: u32,
         offset: u32,
-    ) -> Result<Vec<SessionActivity>> {
+    ) -> Result<Vec<RichSession>> {
         self.read(|conn| {
             Ok(rich_listing::list_cron_job_runs(
                 conn, job_id, limit, offset,
@@ -45,15 +46,18 @@ impl SessionDb {
         })
     }
 
-    /// `api.md` §10.4: sessions whose id contains `query` (ASCII
-    /// case-insensitive), newest first; archived ones only with
-    /// `include_archived` (the original's default is `true`).
+    /// `api.md` §10.4: the picker's conversations whose id (or the id of a
+    /// session of their compression chain) contains `query` (trimmed,
+    /// lower-cased), ranked exact id, then prefix, then substring (a
+    /// projected chain also by its root's id), at most `limit`; archived
+    /// ones only with `include_archived` (the original's default is `true`).
+    /// Nothing for an empty query or a zero `limit`.
     pub fn search_sessions_by_id(
         &self,
         query: &str,
         limit: u32,
         include_archived: bool,
-    ) -> Result<Vec<SessionActivity>> {
+    ) -> Result<Vec<RichSession>> {
         self.read(|conn| {
             Ok(rich_listing::search_sessions_by_id(
                 conn,
@@ -64,55 +68,50 @@ impl SessionDb {
         })
     }
 
-    /// `api.md` §10.4: the distinct non-empty working directories, sorted;
-    /// of archived sessions too with `include_archived`.
-    pub fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<String>> {
+    /// `api.md` §10.4: every working directory that is not empty, with its
+    /// number of sessions and its last activity; of archived sessions too
+    /// with `include_archived`.
+    pub fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<SessionCwd>> {
         self.read(|conn| Ok(rich_listing::distinct_session_cwds(conn, include_archived)?))
     }
 
-    /// `api.md` §10.4, §11.3: the sessions [`SessionDb::prune_sessions`]
-    /// would remove with these options (ended, old enough, of the source,
-    /// matching every filter), oldest start first. `dry_run` and
-    /// `sessions_dir` play no part: listing never writes.
+    /// `api.md` §10.4, §11.3: the sessions this selection picks (ended, old
+    /// enough, of the source, matching every filter; by default every ended
+    /// session), oldest start first, as the original's candidate rows.
     ///
     /// Errors: a non-finite age or time or cost bound is
     /// [`crate::ErrorKind::InvalidInput`].
-    pub fn list_prune_candidates(&self, options: &PruneOptions) -> Result<Vec<SessionActivity>> {
-        let candidates = checked_candidates(options, self.now())?;
+    pub fn list_prune_candidates(&self, selection: &PruneSelection) -> Result<Vec<PruneCandidate>> {
+        let candidates = checked(selection, self.now())?;
         self.read(|conn| Ok(prune::list_prune_candidates(conn, &candidates)?))
     }
 
-    /// `api.md` §10.4: archives (`archived = 1`) the sessions
-    /// [`SessionDb::prune_sessions`] would remove with these options, in one
-    /// write transaction, instead of deleting them; returns how many were
-    /// not archived before. With `dry_run`, returns that number and writes
-    /// nothing. `sessions_dir` is not used: archived sessions keep their
-    /// transcripts.
+    /// `api.md` §10.4: archives the compression lineage (as
+    /// [`SessionDb::set_session_archived`]) of every session this selection
+    /// picks (by default every ended session not archived yet), in one
+    /// write transaction; returns how many sessions the selection picked.
+    /// Nothing is deleted; transcripts stay.
     ///
     /// Errors: as [`SessionDb::list_prune_candidates`].
-    pub fn archive_sessions(&self, options: &PruneOptions) -> Result<usize> {
-        let candidates = checked_candidates(options, self.now())?;
-        if options.dry_run {
-            return self.read(|conn| {
-                Ok(prune::list_prune_candidates(conn, &candidates)?
-                    .iter()
-                    .filter(|row| row.session.archived == 0)
-                    .count())
-            });
-        }
+    pub fn archive_sessions(&self, selection: &ArchiveSelection) -> Result<usize> {
+        let candidates = checked(&selection.selection(), self.now())?;
         self.write("archiving sessions", |conn| {
-            archive(conn, &candidates.ids(conn)?)
+            archive_lineages(conn, &candidates.ids(conn)?)
         })
     }
 
-    /// `api.md` §10.4, §11.4: archives every session idle for more than
-    /// `idle_days` (no message and no start since), pinned ones excepted with
-    /// `exclude_pinned` (the original's default), in one write transaction;
-    /// returns how many. The rule [`SessionDb::maybe_auto_archive`] applies.
-    ///
-    /// Errors: a non-finite `idle_days` is [`crate::ErrorKind::InvalidInput`].
+    /// `api.md` §10.4, §11.4: archives every session idle for `idle_days`
+    /// (its newest message, else its start, is older), in one write
+    /// transaction, and returns how many. Archived sessions, sessions ended by
+    /// `compression` and, with `exclude_pinned` (the original's default),
+    /// pinned ones are not candidates; each candidate's whole compression
+    /// lineage is archived, as [`SessionDb::set_session_archived`] does. A
+    /// negative or NaN `idle_days` archives nothing. The rule
+    /// [`SessionDb::maybe_auto_archive`] applies.
     pub fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize> {
-        let idle_before = idle_cutoff(self.now(), idle_days)?;
+        let Some(idle_before) = rich_listing::idle_cutoff(self.now(), idle_days) else {
+            return Ok(0);
+        };
         self.write("archiving stale sessions", |conn| {
             archive_stale(conn, idle_before, exclude_pinned)
         })
@@ -125,40 +124,36 @@ impl SessionDb {
     }
 }
 
-/// The start of the idle window of `idle_days` at `now`: a session whose
-/// last activity is before it is stale (`api.md` §11.4).
-///
-/// Errors: a non-finite `idle_days` is [`crate::ErrorKind::InvalidInput`].
-pub(crate) fn idle_cutoff(now: f64, idle_days: f64) -> Result<f64> {
-    if !idle_days.is_finite() {
+/// The candidates of `selection` at `now`, after refusing a non-finite
+/// `older_than_days` or float filter as [`crate::ErrorKind::InvalidInput`].
+pub(crate) fn checked(selection: &PruneSelection, now: f64) -> Result<prune::PruneCandidates> {
+    if let Some((name, value)) = selection.non_finite() {
         return Err(Error::InvalidInput(format!(
-            "idle_days must be finite, got {idle_days}"
+            "{name} must be finite, got {value}"
         )));
     }
-    Ok(now - idle_days * 86_400.0)
+    Ok(selection.candidates(now))
 }
 
-/// Archives the sessions idle since before `idle_before`, not archived yet,
-/// unpinned ones only with `exclude_pinned` (`api.md` §11.4), inside the
-/// caller's transaction; returns how many. The one idle-session rule of
-/// `archive_stale_sessions` and `maybe_auto_archive`.
+/// Archives the sessions idle since before `idle_before` (the selection of
+/// [`rich_listing::stale_session_ids`]) with their compression lineages,
+/// inside the caller's transaction; returns how many sessions were selected.
+/// The one idle-session rule of `archive_stale_sessions` and
+/// `maybe_auto_archive`.
 pub(crate) fn archive_stale(
     conn: &rusqlite::Connection,
     idle_before: f64,
     exclude_pinned: bool,
 ) -> Result<usize> {
     let ids = rich_listing::stale_session_ids(conn, idle_before, exclude_pinned)?;
-    archive(conn, &ids)
+    archive_lineages(conn, &ids)
 }
 
-/// Sets `archived = 1` on each session that is not archived yet; returns how many.
-fn archive(conn: &rusqlite::Connection, ids: &[String]) -> Result<usize> {
-    let mut changed = 0;
+/// Archives the compression lineage of each session; returns how many
+/// sessions were given (the original's count, whatever changed).
+fn archive_lineages(conn: &rusqlite::Connection, ids: &[String]) -> Result<usize> {
     for id in ids {
-        changed += conn
-            .prepare_cached("UPDATE sessions SET archived = 1 WHERE id = ?1 AND archived = 0")
-            .and_then(|mut stmt| stmt.execute([id]))
-            .context("archiving a session")?;
+        set_lineage_flag_in(conn, "archiving a session", "archived", id, true)?;
     }
-    Ok(changed)
+    Ok(ids.len())
 }

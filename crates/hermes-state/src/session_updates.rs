@@ -287,16 +287,8 @@ impl SessionDb {
         session_id: &str,
         on: bool,
     ) -> Result<bool> {
-        // `column` is one of two constants above, never caller text.
-        let sql = format!(
-            "{COMPRESSION_LINEAGE}
-UPDATE sessions SET {column} = ?2 WHERE id IN (SELECT id FROM up UNION SELECT id FROM down)"
-        );
         self.write(what, |conn| {
-            let changed = conn
-                .execute(&sql, rusqlite::params![session_id, i64::from(on)])
-                .context(what)?;
-            Ok(changed > 0)
+            set_lineage_flag_in(conn, what, column, session_id, on)
         })
     }
 
@@ -468,4 +460,26 @@ UPDATE sessions SET {column} = ?2 WHERE id IN (SELECT id FROM up UNION SELECT id
             Ok(())
         })
     }
+}
+
+/// Sets `column` (`archived` or `pinned`, never caller text) to `on` on the
+/// compression lineage of `session_id` ([`COMPRESSION_LINEAGE`]) inside the
+/// caller's transaction; whether any row matched. The one lineage update of
+/// `set_session_archived`, `set_session_pinned` and the archiving sweeps.
+pub(crate) fn set_lineage_flag_in(
+    conn: &rusqlite::Connection,
+    what: &str,
+    column: &str,
+    session_id: &str,
+    on: bool,
+) -> Result<bool> {
+    let sql = format!(
+        "{COMPRESSION_LINEAGE}
+UPDATE sessions SET {column} = ?2 WHERE id IN (SELECT id FROM up UNION SELECT id FROM down)"
+    );
+    let changed = conn
+        .prepare_cached(&sql)
+        .and_then(|mut stmt| stmt.execute(rusqlite::params![session_id, i64::from(on)]))
+        .context(what)?;
+    Ok(changed > 0)
 }

@@ -3,12 +3,14 @@
 
 use std::path::PathBuf;
 
+use hermes_state_query::rich_listing::idle_cutoff;
+use hermes_state_types::text::parse_python_float;
 use hermes_state_types::{ErrorKind, pyjson};
 
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 use crate::maintenance::PruneOptions;
-use crate::rich_listing::{archive_stale, idle_cutoff};
+use crate::rich_listing::archive_stale;
 
 /// `state_meta` key of the last automatic prune (`schema-v23.md` §8).
 const LAST_AUTO_PRUNE: &str = "last_auto_prune";
@@ -135,16 +137,16 @@ impl SessionDb {
         report
     }
 
-    /// Archives sessions idle for more than `idle_days`, at most once per
+    /// Archives sessions idle for `idle_days`, at most once per
     /// `min_interval_hours` (`api.md` §11.4), the pattern of
     /// [`SessionDb::maybe_auto_prune_and_vacuum`] with `last_auto_archive`.
     ///
-    /// Archives as [`SessionDb::archive_stale_sessions`] (the same rule:
-    /// the newest message, else the start, is older than `idle_days` by the
-    /// handle's clock; already archived sessions, and pinned ones with
-    /// `exclude_pinned`, are left alone); the archive and the new
-    /// `last_auto_archive` are written in one transaction. Never fails: an
-    /// error is reported in `error` and `error_kind`.
+    /// Archives as [`SessionDb::archive_stale_sessions`] (the same rule and
+    /// count: candidates idle by the handle's clock, not archived, not ended
+    /// by `compression`, unpinned with `exclude_pinned`; each with its
+    /// compression lineage); the archive and the new `last_auto_archive` are
+    /// written in one transaction, also when nothing was archived. Never
+    /// fails: an error is reported in `error` and `error_kind`.
     pub fn maybe_auto_archive(&self, options: &AutoArchiveOptions) -> AutoArchiveReport {
         let mut report = AutoArchiveReport::default();
         let mut run = || -> Result<()> {
@@ -153,10 +155,13 @@ impl SessionDb {
                 return Ok(());
             }
             let now = self.now();
-            let idle_before = idle_cutoff(now, options.idle_days)?;
+            let idle_before = idle_cutoff(now, options.idle_days);
             let stamp = pyjson::float_repr(now);
             report.archived = self.write("archiving stale sessions", |conn| {
-                let archived = archive_stale(conn, idle_before, options.exclude_pinned)?;
+                let archived = match idle_before {
+                    Some(before) => archive_stale(conn, before, options.exclude_pinned)?,
+                    None => 0,
+                };
                 conn.execute(
                     hermes_state_schema::ddl::UPSERT_META,
                     [LAST_AUTO_ARCHIVE, stamp.as_str()],
@@ -173,27 +178,23 @@ impl SessionDb {
         report
     }
 
-    /// Whether the `state_meta` time stamp `key` is a number less than
-    /// `interval_hours` old by the handle's clock.
+    /// Whether the `state_meta` time stamp `key` says the last run is less
+    /// than `interval_hours` old by the handle's clock, as the original
+    /// reads it: a non-empty value that Python's `float()` parses, compared
+    /// with IEEE arithmetic (an infinite stamp is always recent, a NaN one
+    /// or a NaN interval never). A run that is due on a read-only handle is
+    /// [`Error::ReadOnly`].
     fn ran_recently(&self, key: &str, interval_hours: f64) -> Result<bool> {
-        finite("min_interval_hours", interval_hours)?;
+        let last = self
+            .get_meta(key)?
+            .filter(|text| !text.is_empty())
+            .and_then(|text| parse_python_float(&text));
+        if last.is_some_and(|last| self.now() - last < interval_hours * 3600.0) {
+            return Ok(true);
+        }
         if self.is_read_only() {
             return Err(Error::ReadOnly(format!("automatic maintenance ({key})")));
         }
-        let last = self
-            .get_meta(key)?
-            .and_then(|text| text.trim().parse::<f64>().ok())
-            .filter(|last| last.is_finite());
-        Ok(last.is_some_and(|last| self.now() - last < interval_hours * 3600.0))
-    }
-}
-
-fn finite(name: &str, value: f64) -> Result<()> {
-    if value.is_finite() {
-        Ok(())
-    } else {
-        Err(Error::InvalidInput(format!(
-            "{name} must be finite, got {value}"
-        )))
+        Ok(false)
     }
 }

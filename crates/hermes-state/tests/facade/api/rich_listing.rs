@@ -5,7 +5,8 @@
 use hermes_state::rusqlite::types::Value as Sql;
 use hermes_state::serde_json::{self, Value};
 use hermes_state::{
-    ErrorKind, PruneFilters, PruneOptions, RichListOptions, RichSession, SessionActivity, SessionDb,
+    ArchiveSelection, ErrorKind, PruneCandidate, PruneFilters, PruneSelection, RichListOptions,
+    RichSession, SessionActivity, SessionDb,
 };
 
 use super::lookups::{add, end, message, set};
@@ -17,6 +18,10 @@ fn t(text: &str) -> Sql {
 
 fn ids(rows: &[SessionActivity]) -> Vec<&str> {
     rows.iter().map(|r| r.session.id.as_str()).collect()
+}
+
+fn candidate_ids(rows: &[PruneCandidate]) -> Vec<&str> {
+    rows.iter().map(|r| r.id.as_str()).collect()
 }
 
 fn rich_ids(rows: &[RichSession]) -> Vec<&str> {
@@ -228,19 +233,34 @@ fn rich_filters_by_source_cwd_count_archive_and_ids() {
         }),
         ["w"]
     );
+    // The original applies the id and search filters only in the
+    // last-activity order; elsewhere they are ignored.
+    for (id_query, search_query) in [(Some("W_"), None), (None, Some("NEEDLE"))] {
+        assert_eq!(
+            list(RichListOptions {
+                id_query: id_query.map(Into::into),
+                search_query: search_query.map(Into::into),
+                ..Default::default()
+            }),
+            ["wx", "w_win", "w_sub", "w"]
+        );
+    }
     assert_eq!(
         list(RichListOptions {
-            id_query: Some("W_".into()),
+            id_query: Some(" W_ ".into()),
+            order_by_last_active: true,
             ..Default::default()
         }),
         ["w_win", "w_sub"]
     );
+    // Titles and ids, never message text.
     assert_eq!(
         list(RichListOptions {
             search_query: Some("NEEDLE".into()),
+            order_by_last_active: true,
             ..Default::default()
         }),
-        ["wx", "w"]
+        ["wx"]
     );
 }
 
@@ -353,27 +373,29 @@ fn cron_runs_search_by_id_and_cwds() {
     add(&store, "cron_job1_cli", "cli", 5.0, None);
     let db = &store.db;
     assert_eq!(
-        ids(&db.list_cron_job_runs("job1", 20, 0).unwrap()),
+        rich_ids(&db.list_cron_job_runs("job1", 20, 0).unwrap()),
         ["cron_job1_20260102", "cron_job1_20260101"]
     );
     assert_eq!(
-        ids(&db.list_cron_job_runs("job1", 1, 1).unwrap()),
+        rich_ids(&db.list_cron_job_runs("job1", 1, 1).unwrap()),
         ["cron_job1_20260101"]
     );
     assert!(db.list_cron_job_runs("job_", 20, 0).unwrap().is_empty());
     assert!(db.list_cron_job_runs("", 20, 0).unwrap().is_empty());
+    // The original's id range is case-sensitive.
+    assert!(db.list_cron_job_runs("JOB1", 20, 0).unwrap().is_empty());
 
     set(&store, "cron_job1_20260101", "archived", Sql::Integer(1));
     assert_eq!(
-        ids(&db.search_sessions_by_id("JOB1_", 10, true).unwrap()),
+        rich_ids(&db.search_sessions_by_id("JOB1_", 10, true).unwrap()),
         ["cron_job1_cli", "cron_job1_20260102", "cron_job1_20260101"]
     );
     assert_eq!(
-        ids(&db.search_sessions_by_id("job1_", 10, false).unwrap()),
+        rich_ids(&db.search_sessions_by_id("job1_", 10, false).unwrap()),
         ["cron_job1_cli", "cron_job1_20260102"]
     );
     assert_eq!(
-        ids(&db.search_sessions_by_id("job1_", 1, true).unwrap()),
+        rich_ids(&db.search_sessions_by_id("job1_", 1, true).unwrap()),
         ["cron_job1_cli"]
     );
     assert!(db.search_sessions_by_id("%", 10, true).unwrap().is_empty());
@@ -383,8 +405,19 @@ fn cron_runs_search_by_id_and_cwds() {
     set(&store, "cron_job1_20260102", "cwd", t("/a"));
     set(&store, "cron_job10_20260101", "cwd", t("/a"));
     set(&store, "cron_jobX1_x", "cwd", t(""));
-    assert_eq!(db.distinct_session_cwds(false).unwrap(), ["/a"]);
-    assert_eq!(db.distinct_session_cwds(true).unwrap(), ["/a", "/b"]);
+    let cwds =
+        |archived| serde_json::to_value(db.distinct_session_cwds(archived).unwrap()).unwrap();
+    assert_eq!(
+        cwds(false),
+        serde_json::json!([{"cwd": "/a", "sessions": 2, "last_active": 3.0}])
+    );
+    assert_eq!(
+        cwds(true),
+        serde_json::json!([
+            {"cwd": "/a", "sessions": 2, "last_active": 3.0},
+            {"cwd": "/b", "sessions": 1, "last_active": 1.0}
+        ])
+    );
 }
 
 const DAY: f64 = 86_400.0;
@@ -416,45 +449,55 @@ fn prune_store() -> (Store, f64) {
 fn prune_candidates_are_the_measured_ones() {
     let (store, old) = prune_store();
     let db = &store.db;
-    let telegram = PruneOptions {
-        source: Some("telegram".into()),
+    let days_90 = |source: Option<&str>| PruneSelection {
+        older_than_days: Some(90.0),
+        source: source.map(Into::into),
         ..Default::default()
     };
     assert_eq!(
-        ids(&db.list_prune_candidates(&telegram).unwrap()),
+        candidate_ids(
+            &db.list_prune_candidates(&days_90(Some("telegram")))
+                .unwrap()
+        ),
         ["telegram_old"]
     );
     assert_eq!(
-        ids(&db.list_prune_candidates(&PruneOptions::default()).unwrap()),
+        candidate_ids(&db.list_prune_candidates(&days_90(None)).unwrap()),
         ["parent", "delegate", "telegram_old"]
     );
-    let everything = PruneOptions {
+    let everything = PruneSelection {
         older_than_days: Some(0.0),
         ..Default::default()
     };
     assert_eq!(db.list_prune_candidates(&everything).unwrap().len(), 4);
-    let unbounded = PruneOptions {
-        older_than_days: None,
-        ..Default::default()
-    };
-    assert_eq!(db.list_prune_candidates(&unbounded).unwrap().len(), 4);
+    // The original's default: no age bound.
+    assert_eq!(
+        db.list_prune_candidates(&PruneSelection::default())
+            .unwrap()
+            .len(),
+        4
+    );
     // An explicit started_before wins over the age bound.
-    let before = PruneOptions {
+    let before = PruneSelection {
+        older_than_days: Some(90.0),
         filters: PruneFilters {
             started_before: Some(old + 2.0),
             ..Default::default()
         },
         ..Default::default()
     };
-    assert_eq!(ids(&db.list_prune_candidates(&before).unwrap()), ["parent"]);
+    assert_eq!(
+        candidate_ids(&db.list_prune_candidates(&before).unwrap()),
+        ["parent"]
+    );
     // Listing writes nothing.
     assert_eq!(store.count("SELECT count(*) FROM sessions", []), 6);
-    let nan = PruneOptions {
+    let nan = PruneSelection {
         older_than_days: Some(f64::NAN),
         ..Default::default()
     };
     assert_kind(db.list_prune_candidates(&nan), ErrorKind::InvalidInput);
-    let inf = PruneOptions {
+    let inf = PruneSelection {
         filters: PruneFilters {
             max_cost: Some(f64::INFINITY),
             ..Default::default()
@@ -482,13 +525,12 @@ fn every_prune_filter_narrows_the_candidates() {
     let only_a = |filters: PruneFilters| {
         let rows = store
             .db
-            .list_prune_candidates(&PruneOptions {
-                older_than_days: None,
+            .list_prune_candidates(&PruneSelection {
                 filters,
                 ..Default::default()
             })
             .unwrap();
-        assert_eq!(ids(&rows), ["a"]);
+        assert_eq!(candidate_ids(&rows), ["a"]);
     };
     only_a(PruneFilters {
         started_before: Some(10.5),
@@ -558,13 +600,12 @@ fn every_prune_filter_narrows_the_candidates() {
     let only_b = |filters: PruneFilters| {
         let rows = store
             .db
-            .list_prune_candidates(&PruneOptions {
-                older_than_days: None,
+            .list_prune_candidates(&PruneSelection {
                 filters,
                 ..Default::default()
             })
             .unwrap();
-        assert_eq!(ids(&rows), ["b"]);
+        assert_eq!(candidate_ids(&rows), ["b"]);
     };
     only_b(PruneFilters {
         max_messages: Some(4),
@@ -582,6 +623,8 @@ fn every_prune_filter_narrows_the_candidates() {
         max_cost: Some(1.9),
         ..Default::default()
     });
+    // A NULL tool call count is 0, as the original's `COALESCE`.
+    set(&store, "b", "tool_call_count", Sql::Null);
     only_b(PruneFilters {
         max_tool_calls: Some(2),
         ..Default::default()
@@ -596,7 +639,11 @@ fn every_prune_filter_narrows_the_candidates() {
 fn archive_sessions_archives_the_prune_candidates() {
     let (store, _) = prune_store();
     let db = &store.db;
-    assert_eq!(db.archive_sessions(&PruneOptions::default()).unwrap(), 3);
+    let days_90 = ArchiveSelection {
+        older_than_days: Some(90.0),
+        ..Default::default()
+    };
+    assert_eq!(db.archive_sessions(&days_90).unwrap(), 3);
     let archived = store.rows("SELECT id FROM sessions WHERE archived = 1 ORDER BY id", []);
     assert_eq!(
         archived,
@@ -604,7 +651,16 @@ fn archive_sessions_archives_the_prune_candidates() {
     );
     // Nothing is deleted, and a second run changes nothing.
     assert_eq!(store.count("SELECT count(*) FROM sessions", []), 6);
-    assert_eq!(db.archive_sessions(&PruneOptions::default()).unwrap(), 0);
+    assert_eq!(db.archive_sessions(&days_90).unwrap(), 0);
+    // The original's default: no age bound, unarchived sessions only.
+    assert_eq!(
+        db.archive_sessions(&ArchiveSelection::default()).unwrap(),
+        1
+    );
+    assert_eq!(
+        db.archive_sessions(&ArchiveSelection::default()).unwrap(),
+        0
+    );
 }
 
 #[test]
@@ -633,10 +689,10 @@ fn archive_stale_sessions_archives_idle_sessions_except_pinned() {
         store.count("SELECT count(*) FROM sessions WHERE archived = 1", []),
         2
     );
-    assert_kind(
-        db.archive_stale_sessions(f64::NAN, true),
-        ErrorKind::InvalidInput,
-    );
+    // The original archives nothing for a NaN or negative age.
+    set(&store, "fresh", "started_at", Sql::Real(now - 10.0 * DAY));
+    assert_eq!(db.archive_stale_sessions(f64::NAN, false).unwrap(), 0);
+    assert_eq!(db.archive_stale_sessions(-1.0, false).unwrap(), 0);
 }
 
 #[test]
@@ -665,17 +721,17 @@ fn listings_read_on_a_read_only_handle_and_archiving_is_refused() {
             .is_empty()
     );
     assert_eq!(
-        ro.list_prune_candidates(&PruneOptions::default())
+        ro.list_prune_candidates(&PruneSelection::default())
             .unwrap()
             .len(),
-        3
+        4
     );
     assert!(ro.list_cron_job_runs("x", 20, 0).unwrap().is_empty());
     assert!(ro.search_sessions_by_id("parent", 20, true).unwrap().len() == 1);
     assert!(ro.distinct_session_cwds(true).unwrap().is_empty());
     assert_eq!(ro.count_empty_sessions().unwrap(), 4);
     assert_kind(
-        ro.archive_sessions(&PruneOptions::default()),
+        ro.archive_sessions(&ArchiveSelection::default()),
         ErrorKind::ReadOnly,
     );
     assert_kind(ro.archive_stale_sessions(3.0, true), ErrorKind::ReadOnly);
@@ -683,8 +739,12 @@ fn listings_read_on_a_read_only_handle_and_archiving_is_refused() {
     assert!(value.is_array());
 }
 
+/// The original's `cwd_prefix` clause has no `ESCAPE`: `%` and `_` in the
+/// folder are wildcards, ASCII letters match either case in the `LIKE`s
+/// (not in the `=`), and `/` alone stays `/`. Expected rows measured on the
+/// original.
 #[test]
-fn cwd_prefix_takes_like_wildcards_literally_in_listings_and_prunes() {
+fn cwd_prefix_is_the_originals_like_in_listings_and_prunes() {
     let store = Store::new();
     for (n, (id, cwd)) in [
         ("mine", "/w/my_app"),
@@ -701,8 +761,10 @@ fn cwd_prefix_takes_like_wildcards_literally_in_listings_and_prunes() {
         end(&store, id, "user_exit", 10.0);
     }
     for (prefix, expected) in [
-        ("/w/my_app", vec!["mine", "mine_sub"]),
-        ("/w/100%", vec!["percent"]),
+        ("/w/my_app", vec!["mine", "mine_sub", "other"]),
+        ("/w/100%", vec!["percent", "percent_other"]),
+        ("/w/MY_APP/", vec!["mine_sub", "other"]),
+        ("/", vec![]),
     ] {
         let mut listed: Vec<String> = rich(
             &store,
@@ -718,8 +780,7 @@ fn cwd_prefix_takes_like_wildcards_literally_in_listings_and_prunes() {
         assert_eq!(listed, expected, "list_sessions_rich {prefix}");
         let candidates = store
             .db
-            .list_prune_candidates(&PruneOptions {
-                older_than_days: None,
+            .list_prune_candidates(&PruneSelection {
                 filters: PruneFilters {
                     cwd_prefix: Some(prefix.into()),
                     ..Default::default()
@@ -727,6 +788,196 @@ fn cwd_prefix_takes_like_wildcards_literally_in_listings_and_prunes() {
                 ..Default::default()
             })
             .unwrap();
-        assert_eq!(ids(&candidates), expected, "prune candidates {prefix}");
+        assert_eq!(
+            candidate_ids(&candidates),
+            expected,
+            "prune candidates {prefix}"
+        );
+    }
+}
+
+/// A store whose handle's clock stands at `now`.
+fn store_at(now: f64) -> Store {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    let options = hermes_state::StoreOptions {
+        clock: Some(hermes_state::FixedClock::new(now) as std::sync::Arc<dyn hermes_state::Clock>),
+        ..Default::default()
+    };
+    let db = SessionDb::open_with(&path, &options).expect("open");
+    Store { db, path, dir }
+}
+
+/// The original's `archive_stale_sessions`: idle by the newest message, else
+/// the start (an end is no activity); compression-ended sessions are no
+/// candidates, a candidate takes its compression chain along; children
+/// count; the result is the number of candidates. Measured on the original.
+#[test]
+fn archive_stale_sessions_archives_idle_tips_with_their_chains() {
+    let now = 1_800_000_000.0;
+    let store = store_at(now);
+    let ago = |days: f64| now - days * DAY;
+    add(&store, "root", "cli", ago(30.0), None);
+    end(&store, "root", "compression", ago(29.0));
+    add(&store, "tip", "cli", ago(29.0), Some("root"));
+    message(&store, "tip", "user", "old words", ago(20.0));
+    add(&store, "root2", "cli", ago(30.0), None);
+    end(&store, "root2", "compression", ago(29.0));
+    add(&store, "tip2", "cli", ago(29.0), Some("root2"));
+    message(&store, "tip2", "user", "new words", ago(1.0));
+    add(&store, "parent", "cli", ago(2.0), None);
+    add(&store, "kid", "cli", ago(10.0), Some("parent"));
+    add(&store, "pinned", "cli", ago(10.0), None);
+    set(&store, "pinned", "pinned", Sql::Integer(1));
+    add(&store, "gone", "cli", ago(10.0), None);
+    set(&store, "gone", "archived", Sql::Integer(1));
+    add(&store, "live_old", "cli", ago(10.0), None);
+    add(&store, "ended_recently", "cli", ago(10.0), None);
+    end(&store, "ended_recently", "user_exit", ago(1.0));
+    let first = ["ended_recently", "gone", "kid", "live_old", "root", "tip"];
+    let cases: [(f64, bool, usize, &[&str]); 4] = [
+        (7.0, true, 4, &first),
+        (7.0, true, 0, &first),
+        (
+            7.0,
+            false,
+            1,
+            &[
+                "ended_recently",
+                "gone",
+                "kid",
+                "live_old",
+                "pinned",
+                "root",
+                "tip",
+            ],
+        ),
+        (
+            0.0,
+            false,
+            2,
+            &[
+                "ended_recently",
+                "gone",
+                "kid",
+                "live_old",
+                "parent",
+                "pinned",
+                "root",
+                "root2",
+                "tip",
+                "tip2",
+            ],
+        ),
+    ];
+    for (n, (days, exclude_pinned, count, archived)) in cases.into_iter().enumerate() {
+        assert_eq!(
+            store
+                .db
+                .archive_stale_sessions(days, exclude_pinned)
+                .unwrap(),
+            count,
+            "case {n}"
+        );
+        let rows = store.rows("SELECT id FROM sessions WHERE archived = 1 ORDER BY id", []);
+        let ids: Vec<Sql> = archived.iter().map(|id| t(id)).collect();
+        assert_eq!(rows.concat(), ids, "case {n}");
+    }
+}
+
+/// The forward compression chain of the last-activity order (and of
+/// `id_query` / `search_query`) leaves out branch, delegate and `tool`
+/// children, as the original's. Measured on the original.
+#[test]
+fn the_chain_leaves_tool_and_branch_children_out() {
+    let store = Store::new();
+    add(&store, "root", "cli", 100.0, None);
+    message(&store, "root", "user", "root q", 101.0);
+    end(&store, "root", "compression", 102.0);
+    add(&store, "cont", "cli", 103.0, Some("root"));
+    message(&store, "cont", "user", "cont q", 110.0);
+    end(&store, "cont", "compression", 111.0);
+    add(&store, "toolkid", "tool", 112.0, Some("cont"));
+    message(&store, "toolkid", "user", "tool q", 900.0);
+    add(&store, "tip", "cli", 113.0, Some("cont"));
+    message(&store, "tip", "user", "tip q", 120.0);
+    add(&store, "branchy", "cli", 114.0, Some("cont"));
+    set(
+        &store,
+        "branchy",
+        "model_config",
+        t(r#"{"_branched_from": "cont"}"#),
+    );
+    message(&store, "branchy", "user", "b", 800.0);
+    add(&store, "other", "cli", 200.0, None);
+    message(&store, "other", "user", "other q", 300.0);
+    add(&store, "stale_kid", "cli", 50.0, Some("other"));
+    type Row = (String, Option<String>, f64, String);
+    let row = |id: &str, root: Option<&str>, at: f64, preview: &str| -> Row {
+        (id.into(), root.map(Into::into), at, preview.into())
+    };
+    let tip = row("tip", Some("root"), 120.0, "tip q");
+    let by_activity = RichListOptions {
+        order_by_last_active: true,
+        ..Default::default()
+    };
+    let cases: Vec<(RichListOptions, Vec<Row>)> = vec![
+        (
+            by_activity.clone(),
+            vec![
+                row("branchy", None, 800.0, "b"),
+                row("other", None, 300.0, "other q"),
+                tip.clone(),
+            ],
+        ),
+        (
+            RichListOptions {
+                id_query: Some("toolkid".into()),
+                ..by_activity.clone()
+            },
+            vec![],
+        ),
+        (
+            RichListOptions {
+                id_query: Some("TIP".into()),
+                ..by_activity.clone()
+            },
+            vec![tip.clone()],
+        ),
+        (
+            RichListOptions {
+                search_query: Some("branchy".into()),
+                ..by_activity.clone()
+            },
+            vec![row("branchy", None, 800.0, "b")],
+        ),
+        (
+            RichListOptions {
+                source: Some("cli".into()),
+                id_query: Some("tip".into()),
+                ..by_activity.clone()
+            },
+            vec![tip.clone()],
+        ),
+        (
+            RichListOptions {
+                include_children: true,
+                project_compression_tips: false,
+                limit: 3,
+                ..by_activity.clone()
+            },
+            vec![
+                row("toolkid", None, 900.0, "tool q"),
+                row("branchy", None, 800.0, "b"),
+                row("other", None, 300.0, "other q"),
+            ],
+        ),
+    ];
+    for (n, (options, expected)) in cases.into_iter().enumerate() {
+        let got: Vec<Row> = rich(&store, options)
+            .into_iter()
+            .map(|r| (r.session.id, r.lineage_root_id, r.last_active, r.preview))
+            .collect();
+        assert_eq!(got, expected, "case {n}");
     }
 }

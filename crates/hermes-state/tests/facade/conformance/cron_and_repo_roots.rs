@@ -6,20 +6,22 @@ use hermes_state::NewSession;
 use super::backends;
 use super::lookups::{add, say};
 
-/// Session ids with their `last_active`, in the order listed.
-type Runs = Vec<(String, f64)>;
+/// Session ids with their `last_active` and `preview`, in the order listed.
+type Runs = Vec<(String, f64, String)>;
 
 /// Session ids with their `git_repo_root`.
 type Roots = Vec<(String, Option<String>)>;
 
-fn ids_and_activity(rows: Vec<hermes_state::SessionActivity>) -> Runs {
+fn ids_and_activity(rows: Vec<hermes_state::RichSession>) -> Runs {
     rows.into_iter()
-        .map(|row| (row.session.id, row.last_active))
+        .map(|row| (row.session.id, row.last_active, row.preview))
         .collect()
 }
 
+/// The original's `[cron_<job>_, cron_<job>\`)` id range: literal,
+/// case-sensitive; rows carry `preview`.
 #[test]
-fn cron_runs_match_the_job_prefix_literally_folding_ascii_case_newest_first_alike() {
+fn cron_runs_match_the_job_prefix_literally_and_case_sensitively_newest_first_alike() {
     let mut seen: Vec<(&str, Vec<Runs>)> = Vec::new();
     for b in backends("list cron job runs") {
         let s = &b.store;
@@ -41,22 +43,25 @@ fn cron_runs_match_the_job_prefix_literally_folding_ascii_case_newest_first_alik
             got
         };
         let job1 = vec![
-            ("CRON_JOB1_upper".to_owned(), 6.0),
-            ("cron_job1_20260102".to_owned(), 7.0),
-            ("cron_job1_20260101".to_owned(), 1.0),
+            ("cron_job1_20260102".to_owned(), 7.0, "ran".to_owned()),
+            ("cron_job1_20260101".to_owned(), 1.0, String::new()),
         ];
         assert_eq!(
             runs("job1", 20, 0),
             job1,
-            "{n}: source 'cron' only, ASCII case folded, newest start first"
+            "{n}: source 'cron' only, case-sensitive, newest start first"
         );
-        assert_eq!(runs("JOB1", 20, 0), job1, "{n}");
+        assert_eq!(
+            runs("JOB1", 20, 0),
+            vec![],
+            "{n}: `CRON_JOB1_upper` is not `cron_JOB1_`"
+        );
         assert_eq!(runs("job1", 1, 1), job1[1..2].to_vec(), "{n}: paged");
         assert_eq!(runs("job1", 0, 0), vec![], "{n}: limit 0");
         assert_eq!(runs("job_", 20, 0), vec![], "{n}: `_` is literal");
         assert_eq!(
             runs("a%b", 20, 0),
-            vec![("cron_a%b_1".to_owned(), 8.0)],
+            vec![("cron_a%b_1".to_owned(), 8.0, String::new())],
             "{n}: `%` is literal"
         );
         assert_eq!(runs("", 20, 0), vec![], "{n}");

@@ -3,8 +3,8 @@
 //! (§10.4, §11.3), and the count of empty sessions (§11.6).
 
 use hermes_state::{
-    Content, ErrorKind, NewMessage, NewSession, PruneFilters, PruneOptions, RichListOptions,
-    RichSession, StoreLocation,
+    ArchiveSelection, Content, ErrorKind, NewMessage, NewSession, PruneCandidate, PruneFilters,
+    PruneSelection, RichListOptions, RichSession, StoreLocation,
 };
 use serde_json::json;
 
@@ -111,67 +111,78 @@ fn prune_candidates_list_and_archive_alike() {
                 .timestamp(120.0),
         )
         .unwrap();
-        for id in ["old-a", "old-b", "old-c"] {
+        for id in ["old-a", "old-b"] {
             s.end_session(id, "user_exit").unwrap();
         }
-        let options = |source: Option<&str>, dry_run: bool| PruneOptions {
+        // `old-c` was compressed into `cont`, which is still live.
+        s.end_session("old-c", "compression").unwrap();
+        child(&b, "cont", "old-c", 160.0);
+        let selection = |source: Option<&str>| PruneSelection {
             older_than_days: Some(1.0),
             source: source.map(str::to_owned),
-            dry_run,
-            ..PruneOptions::default()
+            ..PruneSelection::default()
         };
 
-        let listed = s.list_prune_candidates(&options(None, false)).unwrap();
-        // Ended only, oldest start first, with last activity.
-        assert_eq!(ids(&listed), ["old-b", "old-a", "old-c"], "{n}");
+        let listed = s.list_prune_candidates(&selection(None)).unwrap();
+        // Ended only, oldest start first, the original's eight columns.
+        assert_eq!(candidate_ids(&listed), ["old-b", "old-a", "old-c"], "{n}");
         assert_eq!(
-            listed.iter().map(|r| r.last_active).collect::<Vec<_>>(),
-            [50.0, 120.0, 150.0],
+            serde_json::to_value(&listed[0]).unwrap(),
+            json!({
+                "id": "old-b", "source": "telegram", "title": null, "model": null,
+                "started_at": 50.0, "ended_at": listed[0].ended_at, "message_count": 0,
+                "archived": 0
+            }),
             "{n}"
         );
         assert_eq!(
-            ids(&s
-                .list_prune_candidates(&options(Some("cli"), true))
-                .unwrap()),
+            candidate_ids(&s.list_prune_candidates(&selection(Some("cli"))).unwrap()),
             ["old-a", "old-c"],
             "{n}"
         );
 
-        s.set_session_archived("old-c", true).unwrap();
-        // A dry run counts what would change and writes nothing.
-        assert_eq!(s.archive_sessions(&options(None, true)).unwrap(), 2, "{n}");
-        assert_eq!(s.get_session("old-a").unwrap().unwrap().archived, 0, "{n}");
-        assert_eq!(
-            s.archive_sessions(&options(Some("cli"), false)).unwrap(),
-            1,
-            "{n}"
-        );
-        let archived: Vec<i64> = ["old-a", "old-b", "old-c", "live"]
+        s.set_session_archived("old-b", true).unwrap();
+        // Not yet archived ones by default; each with its compression
+        // lineage; the count is of the sessions selected.
+        let archive = |source: Option<&str>| ArchiveSelection {
+            older_than_days: Some(1.0),
+            source: source.map(str::to_owned),
+            ..ArchiveSelection::default()
+        };
+        assert_eq!(s.archive_sessions(&archive(Some("cli"))).unwrap(), 2, "{n}");
+        let archived: Vec<i64> = ["old-a", "old-b", "old-c", "cont", "live"]
             .iter()
             .map(|id| s.get_session(id).unwrap().unwrap().archived)
             .collect();
-        assert_eq!(archived, [1, 0, 1, 0], "{n}");
-        assert_eq!(s.archive_sessions(&options(None, false)).unwrap(), 1, "{n}");
-        assert_eq!(s.archive_sessions(&options(None, false)).unwrap(), 0, "{n}");
+        assert_eq!(archived, [1, 1, 1, 1, 0], "{n}");
+        assert_eq!(s.archive_sessions(&archive(None)).unwrap(), 0, "{n}");
+        // `archived: None` selects archived ones too.
+        let both = ArchiveSelection {
+            filters: PruneFilters {
+                archived: None,
+                ..PruneFilters::default()
+            },
+            ..ArchiveSelection::default()
+        };
+        assert_eq!(s.archive_sessions(&both).unwrap(), 3, "{n}");
 
-        // Filters apply: only archived ones listed.
-        let archived_only = PruneOptions {
-            older_than_days: None,
+        // Filters apply: only archived ones listed (no age bound by default).
+        let archived_only = PruneSelection {
             filters: PruneFilters {
                 archived: Some(true),
                 ..PruneFilters::default()
             },
-            ..PruneOptions::default()
+            ..PruneSelection::default()
         };
         assert_eq!(
-            ids(&s.list_prune_candidates(&archived_only).unwrap()).len(),
+            candidate_ids(&s.list_prune_candidates(&archived_only).unwrap()).len(),
             3,
             "{n}"
         );
 
-        let bad = PruneOptions {
+        let bad = PruneSelection {
             older_than_days: Some(f64::NAN),
-            ..PruneOptions::default()
+            ..PruneSelection::default()
         };
         assert_eq!(
             s.list_prune_candidates(&bad).unwrap_err().kind(),
@@ -179,11 +190,20 @@ fn prune_candidates_list_and_archive_alike() {
             "{n}"
         );
         assert_eq!(
-            s.archive_sessions(&bad).unwrap_err().kind(),
+            s.archive_sessions(&ArchiveSelection {
+                older_than_days: Some(f64::NAN),
+                ..ArchiveSelection::default()
+            })
+            .unwrap_err()
+            .kind(),
             ErrorKind::InvalidInput,
             "{n}"
         );
     }
+}
+
+fn candidate_ids(rows: &[PruneCandidate]) -> Vec<&str> {
+    rows.iter().map(|r| r.id.as_str()).collect()
 }
 
 fn child(b: &Backend, id: &str, parent: &str, started_at: f64) {
@@ -332,38 +352,45 @@ fn picker_listing_filters_projects_and_orders_alike() {
             "work_1,main,cont",
             "{n}"
         );
-        assert_eq!(
-            by(RichListOptions {
-                id_query: Some("K_1".into()),
-                ..RichListOptions::default()
-            }),
-            "work_1",
-            "{n}"
-        );
-        // `_` is literal: `work_1` has one, nothing else matches `n_`.
-        assert_eq!(
-            by(RichListOptions {
-                id_query: Some("n_".into()),
-                ..RichListOptions::default()
-            }),
-            "",
-            "{n}"
-        );
-        // Id, title or a user message, ASCII case folded; never inside
-        // structured content.
-        for (query, expected) in [
-            ("deploy", "work_1"),
-            ("CONTINUED", ""),
-            ("ROOT", "cont"),
-            ("image", ""),
+        // The id and search filters apply only in the last-activity order,
+        // as the original; elsewhere they are ignored.
+        for (id_query, search_query) in [(Some("K_1"), None), (None, Some("deploy"))] {
+            assert_eq!(
+                by(RichListOptions {
+                    id_query: id_query.map(Into::into),
+                    search_query: search_query.map(Into::into),
+                    ..RichListOptions::default()
+                }),
+                "work_1,branch,main,cont",
+                "{n}"
+            );
+        }
+        s.set_session_title("branch", Some("AN-94 rifle")).unwrap();
+        // Over the forward compression chain: `root`'s chain holds `cont`.
+        // Ids (`_` literal) for `id_query`; ids and titles (also without
+        // punctuation) for `search_query`, never message text.
+        for (id_query, search_query, expected) in [
+            (Some(" K_1 "), None, "work_1"),
+            (Some("n_"), None, ""),
+            (Some("ROOT"), None, "cont"),
+            (Some("cont"), None, "cont"),
+            (None, Some("deploy"), ""),
+            (None, Some("CONTINUED"), "cont"),
+            (None, Some("root"), "cont"),
+            (None, Some("an94"), "branch"),
+            (None, Some("AN-94 R"), "branch"),
+            (None, Some("image"), ""),
+            (Some("o"), Some("continued"), "cont"),
         ] {
             assert_eq!(
                 by(RichListOptions {
-                    search_query: Some(query.into()),
+                    id_query: id_query.map(Into::into),
+                    search_query: search_query.map(Into::into),
+                    order_by_last_active: true,
                     ..RichListOptions::default()
                 }),
                 expected,
-                "{n}: {query}"
+                "{n}: {id_query:?} {search_query:?}"
             );
         }
         s.set_session_archived("work_1", true).unwrap();

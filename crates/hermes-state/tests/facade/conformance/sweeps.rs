@@ -221,9 +221,14 @@ fn the_automatic_archive_runs_once_per_interval_and_reports_errors_alike() {
         add(&b, NewSession::new("pinned", "cli"), days_ago(10.0));
         s.set_session_pinned("pinned", true).unwrap();
         add(&b, NewSession::new("fresh", "cli"), days_ago(1.0));
+        // An idle compressed conversation: the root is no candidate, its tip
+        // is, and archiving the tip archives the root too.
+        add(&b, NewSession::new("root", "cli"), days_ago(12.0));
+        s.end_session("root", "compression").unwrap();
+        add(&b, child("tip", "root", "cli"), days_ago(11.0));
+        let ids = ["idle", "pinned", "fresh", "root", "tip"];
         let archived = || -> Vec<&str> {
-            ["idle", "pinned", "fresh"]
-                .into_iter()
+            ids.into_iter()
                 .filter(|id| s.get_session(id).unwrap().unwrap().archived == 1)
                 .collect()
         };
@@ -234,10 +239,15 @@ fn the_automatic_archive_runs_once_per_interval_and_reports_errors_alike() {
         let after = now();
         assert_eq!(
             (report.skipped, report.archived, report.error_kind),
-            (false, 1, None),
+            (false, 2, None),
             "{n}: {report:?}"
         );
-        assert_eq!(archived(), ["idle"], "{n}");
+        assert_eq!(
+            serde_json::to_value(&report).unwrap(),
+            serde_json::json!({"skipped": false, "archived": 2}),
+            "{n}"
+        );
+        assert_eq!(archived(), ["idle", "root", "tip"], "{n}");
         assert!(stamp_between(s, "last_auto_archive", before, after), "{n}");
 
         // Within the interval: skipped, even with other options.
@@ -247,38 +257,50 @@ fn the_automatic_archive_runs_once_per_interval_and_reports_errors_alike() {
         };
         let report = s.maybe_auto_archive(&all);
         assert_eq!((report.skipped, report.archived), (true, 0), "{n}");
-        // A non-finite idle age is not even looked at when skipped.
-        let bad_age = AutoArchiveOptions {
-            idle_days: f64::NAN,
-            ..AutoArchiveOptions::default()
+        // An infinite interval always finds the last run recent.
+        let forever = AutoArchiveOptions {
+            min_interval_hours: f64::INFINITY,
+            ..all.clone()
         };
-        let report = s.maybe_auto_archive(&bad_age);
-        assert!(report.skipped && report.error_kind.is_none(), "{n}");
+        assert!(s.maybe_auto_archive(&forever).skipped, "{n}");
 
-        // A stamp that is not a number counts as "never ran".
+        // A stamp that is not a number counts as "never ran"; one Python's
+        // `float()` reads counts.
+        s.set_meta("last_auto_archive", " inf ").unwrap();
+        assert!(s.maybe_auto_archive(&all).skipped, "{n}");
         s.set_meta("last_auto_archive", "yesterday").unwrap();
         let report = s.maybe_auto_archive(&all);
         assert_eq!((report.skipped, report.archived), (false, 1), "{n}");
-        assert_eq!(archived(), ["idle", "pinned"], "{n}");
+        assert_eq!(archived(), ["idle", "pinned", "root", "tip"], "{n}");
 
-        // A zero interval always runs; a due run checks the idle age.
-        let due = AutoArchiveOptions {
-            min_interval_hours: 0.0,
-            ..bad_age
-        };
-        let report = s.maybe_auto_archive(&due);
-        assert_eq!(report.error_kind, Some(ErrorKind::InvalidInput), "{n}");
-        assert!(report.error.is_some() && !report.skipped, "{n}");
-        let bad_interval = AutoArchiveOptions {
-            min_interval_hours: f64::INFINITY,
-            ..AutoArchiveOptions::default()
-        };
-        let report = s.maybe_auto_archive(&bad_interval);
-        assert_eq!(report.error_kind, Some(ErrorKind::InvalidInput), "{n}");
+        // A due run with a NaN or negative idle age archives nothing and
+        // records the run, as the original.
+        b.exec("UPDATE sessions SET archived = 0");
+        for idle_days in [f64::NAN, -1.0] {
+            s.set_meta("last_auto_archive", "1_000").unwrap();
+            let report = s.maybe_auto_archive(&AutoArchiveOptions {
+                idle_days,
+                ..all.clone()
+            });
+            assert_eq!(
+                (report.skipped, report.archived, report.error_kind),
+                (false, 0, None),
+                "{n}: {idle_days}"
+            );
+            assert_ne!(
+                s.get_meta("last_auto_archive").unwrap().as_deref(),
+                Some("1_000"),
+                "{n}"
+            );
+        }
+        assert_eq!(archived(), Vec::<&str>::new(), "{n}");
 
-        // A read-only handle reports, never fails, and writes nothing.
-        s.set_meta("last_auto_archive", "0").unwrap();
+        // A read-only handle skips as a writer would, else reports, never
+        // fails, and writes nothing.
         let reader = open_store(&b.location, true).unwrap();
+        let report = reader.maybe_auto_archive(&options);
+        assert_eq!((report.skipped, report.error_kind), (true, None), "{n}");
+        s.set_meta("last_auto_archive", "0").unwrap();
         let report = reader.maybe_auto_archive(&options);
         assert_eq!(report.error_kind, Some(ErrorKind::ReadOnly), "{n}");
         assert_eq!(
@@ -286,7 +308,7 @@ fn the_automatic_archive_runs_once_per_interval_and_reports_errors_alike() {
             Some("0"),
             "{n}"
         );
-        assert_eq!(archived(), ["idle", "pinned"], "{n}");
+        assert_eq!(archived(), Vec::<&str>::new(), "{n}");
     }
 }
 
@@ -366,6 +388,10 @@ fn the_automatic_prune_runs_once_per_interval_postgresql_without_vacuum() {
         let report = s.maybe_auto_prune_and_vacuum(&bad);
         assert_eq!(report.error_kind, Some(ErrorKind::InvalidInput), "{n}");
         let reader = open_store(&b.location, true).unwrap();
+        // The last run is recent: a read-only handle skips as a writer would.
+        let report = reader.maybe_auto_prune_and_vacuum(&AutoPruneOptions::default());
+        assert_eq!((report.skipped, report.error_kind), (true, None), "{n}");
+        s.set_meta("last_auto_prune", "0").unwrap();
         let report = reader.maybe_auto_prune_and_vacuum(&AutoPruneOptions::default());
         assert_eq!(report.error_kind, Some(ErrorKind::ReadOnly), "{n}");
         assert!(exists(s, "new"), "{n}");

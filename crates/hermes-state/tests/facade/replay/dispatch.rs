@@ -11,9 +11,9 @@
 use std::path::Path;
 
 use hermes_state::{
-    AutoArchiveOptions, AutoPruneOptions, AuxiliaryUsage, GatewayPeer, MessagePage, NewMessage,
-    NewSession, PeerLookup, PruneFilters, PruneOptions, RichListOptions, SearchOptions,
-    SessionCountOptions, SessionDb, SessionStore, TokenUpdate,
+    ArchiveSelection, AutoArchiveOptions, AutoPruneOptions, AuxiliaryUsage, GatewayPeer,
+    MessagePage, NewMessage, NewSession, PeerLookup, PruneFilters, PruneOptions, RichListOptions,
+    SearchOptions, SessionCountOptions, SessionDb, SessionStore, TokenUpdate,
 };
 use hermes_state_types::dynamic::{content_from_json, new_message_from_dict, python_float};
 use serde::Serialize;
@@ -596,11 +596,20 @@ pub fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Value> {
         }
         "list_prune_candidates" => {
             let options = prune_options(args, None)?;
-            Ok(json(db.list_prune_candidates(&options)?))
+            Ok(json(db.list_prune_candidates(&options.selection())?))
         }
         "archive_sessions" => {
             let options = prune_options(args, None)?;
-            Ok(json(db.archive_sessions(&options)?))
+            let mut selection = ArchiveSelection {
+                older_than_days: options.older_than_days,
+                source: options.source,
+                filters: options.filters,
+            };
+            // The original's `archived=False` default of this call.
+            if args.get("archived").is_none() {
+                selection.filters.archived = ArchiveSelection::default().filters.archived;
+            }
+            Ok(json(db.archive_sessions(&selection)?))
         }
         "archive_stale_sessions" => {
             args.only(&["idle_days", "exclude_pinned"])?;
