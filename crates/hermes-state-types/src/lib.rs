@@ -17,6 +17,7 @@ mod delegation;
 mod error_kind;
 mod message;
 pub mod pyjson;
+pub mod pyvalue;
 mod session;
 pub mod stored;
 pub mod text;
