@@ -1,12 +1,34 @@
 //! `import_sessions` (`api.md` §11.2) call by call as the original: its
 //! report (serialised, key for key), its errors, and the rows it leaves in
 //! `sessions`, `messages` and the FTS indexes.
+//!
+//! `import_sessions.json` holds the cases, one a line: the traces' payloads
+//! (`apidiff/traces`: a re-linked child, a detached session, a skipped id,
+//! refused sessions, a payload that is not a list) and one case per class
+//! of input the original accepts, coerces or refuses. Each case's
+//! `outcome`, `sessions`, `messages` and `fts` are what the original
+//! (`hermes_state.py`, the traces' blob, with `time.time()` fixed to the
+//! case's `clock`) returned and left in its file, read with plain SQL: a
+//! row lists the columns whose value is not the column's default, `fts`
+//! the `messages_fts_docsize` rows as hex. The traces' outcomes were
+//! checked to be the traces' own. (The trigram index is not compared: the
+//! expectations were measured with Python's SQLite 3.40.1, whose trigram
+//! tokenizer stops at a NUL, so structured content gives it no trigrams.)
 
 use std::sync::Arc;
 
+use hermes_state::rusqlite::Connection;
 use hermes_state::rusqlite::types::ValueRef;
-use hermes_state::{Clock, ErrorKind, FixedClock, NewMessage, NewSession, SessionDb, StoreOptions};
-use serde_json::{Value, json};
+use hermes_state::{
+    Clock, ErrorKind, FixedClock, NewMessage, NewSession, SessionDb, SessionsImportReport,
+    StoreOptions,
+};
+use serde_json::{Map, Value, json};
+
+/// The cases of `import_sessions.json`.
+pub(crate) fn cases() -> Vec<Value> {
+    serde_json::from_str(include_str!("import_sessions.json")).expect("import_sessions.json")
+}
 
 /// A store whose clock reads `clock`.
 struct Store {
@@ -35,6 +57,13 @@ impl Store {
             .expect("setup");
     }
 
+    /// Every row of `table` ordered by `order`, as the fixture lists rows.
+    fn rows(&self, table: &str, order: &str) -> Value {
+        self.db
+            .read(|conn| Ok(rows(conn, table, order)))
+            .expect("read")
+    }
+
     /// One column of every row.
     fn column(&self, sql: &str) -> Vec<Value> {
         self.db
@@ -50,7 +79,48 @@ impl Store {
     }
 }
 
-/// A cell as JSON: non-finite floats as `{"$float": …}`.
+/// The rows of a table, each as the columns whose value is not the
+/// column's default (NULL, or the integer of `DEFAULT 0`/`DEFAULT 1`).
+fn rows(conn: &Connection, table: &str, order: &str) -> Value {
+    let defaults: Vec<Option<i64>> = conn
+        .prepare(&format!(
+            "SELECT dflt_value FROM pragma_table_info('{table}')"
+        ))
+        .expect("table_info")
+        .query_map([], |row| row.get::<_, Option<String>>(0))
+        .expect("table_info")
+        .map(|d| {
+            d.expect("default")
+                .map(|d| d.parse().expect("an integer default"))
+        })
+        .collect();
+    let mut stmt = conn
+        .prepare(&format!("SELECT * FROM {table} ORDER BY {order}"))
+        .expect("select");
+    let names: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    let rows: Vec<Value> = stmt
+        .query_map([], |row| {
+            let mut object = Map::new();
+            for (at, name) in names.iter().enumerate() {
+                let value = row.get_ref(at)?;
+                let default = match (value, defaults[at]) {
+                    (ValueRef::Null, None) => true,
+                    (ValueRef::Integer(i), Some(d)) => i == d,
+                    _ => false,
+                };
+                if !default {
+                    object.insert(name.clone(), json_value(value));
+                }
+            }
+            Ok(Value::Object(object))
+        })
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    Value::Array(rows)
+}
+
+/// A cell as the fixture writes it: non-finite floats as `{"$float": …}`.
 fn json_value(value: ValueRef<'_>) -> Value {
     match value {
         ValueRef::Null => Value::Null,
@@ -63,6 +133,76 @@ fn json_value(value: ValueRef<'_>) -> Value {
         ValueRef::Text(bytes) => json!(String::from_utf8_lossy(bytes)),
         ValueRef::Blob(bytes) => json!({"$bytes": bytes.len()}),
     }
+}
+
+/// Why `result` is not the original's `outcome` (`None` when it is): the
+/// same report, serialised; or an error of the kind the original's
+/// exception maps to (`ValueError` and `OverflowError` → `InvalidInput`
+/// with the original's text, `IntegrityError` → `Constraint`).
+pub(crate) fn outcome_mismatch(
+    result: &hermes_state::Result<SessionsImportReport>,
+    outcome: &Value,
+) -> Option<String> {
+    match (result, outcome["ok"].as_bool()) {
+        (Ok(report), Some(true)) => {
+            let got = serde_json::to_value(report).expect("serialise");
+            (got != outcome["value"]).then(|| format!("report {got}, want {}", outcome["value"]))
+        }
+        (Err(error), Some(false)) => {
+            let (kind, text) = match outcome["error"]["type"].as_str() {
+                Some("IntegrityError") => (ErrorKind::Constraint, None),
+                Some("ValueError" | "OverflowError") => (
+                    ErrorKind::InvalidInput,
+                    outcome["error"]["message"].as_str(),
+                ),
+                other => panic!("an exception the table does not map: {other:?}"),
+            };
+            let text_ok = text.is_none_or(|text| error.to_string().ends_with(text));
+            (error.kind() != kind || !text_ok)
+                .then(|| format!("error {:?} {error}, want {outcome}", error.kind()))
+        }
+        (result, _) => Some(format!("{result:?}, want {outcome}")),
+    }
+}
+
+#[test]
+fn every_case_gives_the_originals_outcome_and_rows() {
+    let mut mismatches = Vec::new();
+    for case in cases() {
+        let name = case["name"].as_str().expect("name");
+        let store = Store::at(case["clock"].as_f64().expect("clock"));
+        if let Some(sql) = case["setup"].as_str().filter(|s| !s.is_empty()) {
+            store.exec(sql);
+        }
+        let result = store.db.import_sessions(&case["payload"]);
+        if let Some(why) = outcome_mismatch(&result, &case["outcome"]) {
+            mismatches.push(format!("{name}: {why}"));
+        }
+        let docsize = |table: &str| {
+            Value::Array(
+                store
+                    .column(&format!("SELECT id FROM {table} ORDER BY id"))
+                    .into_iter()
+                    .zip(store.column(&format!("SELECT hex(sz) FROM {table} ORDER BY id")))
+                    .map(|(id, sz)| json!([id, sz]))
+                    .collect(),
+            )
+        };
+        let found = [
+            ("sessions", store.rows("sessions", "id")),
+            ("messages", store.rows("messages", "id")),
+            ("fts", docsize("messages_fts_docsize")),
+        ];
+        for (what, got) in found {
+            if got != case[what] {
+                mismatches.push(format!(
+                    "{name}: {what}\n  got  {got}\n  want {}",
+                    case[what]
+                ));
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 
 /// Every message the payload gives, as the original's `messages` key.
