@@ -31,7 +31,7 @@ use crate::error::{Context, PgError, Result};
 
 mod session_list;
 
-pub use session_list::{ListOutcome, ListedMessage, ListedSession};
+pub use session_list::{ListOutcome, ListedRow, ListedSession};
 
 /// One row of an import, in file order: a session, then its messages.
 #[derive(Debug, Clone, PartialEq)]

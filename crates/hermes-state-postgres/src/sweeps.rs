@@ -14,7 +14,7 @@ use std::path::Path;
 use hermes_state_query::prune::{PruneOptions, remove_transcripts};
 use hermes_state_query::rich_listing::idle_cutoff;
 use hermes_state_types::pyjson;
-use hermes_state_types::text::parse_python_float;
+use hermes_state_types::pyvalue::float_from_text;
 use postgres::Transaction;
 
 use crate::PgStore;
@@ -235,6 +235,6 @@ fn ran_recently(
         .context("reading state_meta")?
         .and_then(|row| row.get::<_, Option<String>>(0))
         .filter(|text| !text.is_empty())
-        .and_then(|text| parse_python_float(&text));
+        .and_then(|text| float_from_text(&text));
     Ok(last.is_some_and(|last| now - last < interval_hours * 3600.0))
 }

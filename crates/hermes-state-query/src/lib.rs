@@ -16,6 +16,7 @@ pub mod coordination;
 mod error;
 pub mod fts5_syntax;
 pub mod health;
+pub mod import_links;
 pub mod lineage;
 pub mod listing;
 pub mod lookups;

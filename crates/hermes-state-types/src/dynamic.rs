@@ -9,69 +9,13 @@
 
 use serde_json::Value;
 
-use crate::text::python_strip;
 use crate::{Content, NewMessage};
 
-/// Python's `float(value)` for a JSON value, `None` where it raises.
-///
-/// Numbers convert; `true`/`false` are `1.0`/`0.0` (a Python `bool` is an
-/// `int`); a string is parsed as `float(str)` does ([`python_float_from_str`]);
-/// `null`, arrays and objects raise in Python, so give `None`. The original
-/// ignores a timestamp `float()` refuses and uses "now" instead.
+/// Python's `float(value)` for a JSON value, `None` where it raises: the
+/// original ignores a timestamp `float()` refuses and uses "now" instead.
+/// One definition for the crate: [`crate::pyvalue::to_float`].
 pub fn python_float(value: &Value) -> Option<f64> {
-    match value {
-        Value::Number(number) => number.as_f64(),
-        Value::Bool(flag) => Some(if *flag { 1.0 } else { 0.0 }),
-        Value::String(text) => python_float_from_str(text),
-        Value::Null | Value::Array(_) | Value::Object(_) => None,
-    }
-}
-
-/// Python's `float(text)`: surrounding whitespace (Python's definition) is
-/// ignored, `_` may separate digits, and `inf`/`infinity`/`nan` are accepted
-/// in any case with an optional sign.
-pub fn python_float_from_str(text: &str) -> Option<f64> {
-    let text = python_strip(text);
-    let (sign, body) = match text.as_bytes().first() {
-        Some(b'+') => ("", &text[1..]),
-        Some(b'-') => ("-", &text[1..]),
-        _ => ("", text),
-    };
-    let lower = body.to_ascii_lowercase();
-    if matches!(lower.as_str(), "inf" | "infinity" | "nan") {
-        let magnitude = if lower == "nan" {
-            f64::NAN
-        } else {
-            f64::INFINITY
-        };
-        return Some(if sign == "-" { -magnitude } else { magnitude });
-    }
-    if !valid_underscores(body) {
-        return None;
-    }
-    let digits: String = body.chars().filter(|&c| c != '_').collect();
-    // Rust's parser also takes "inf"/"nan" spellings, handled above, and
-    // nothing Python refuses once underscores are gone, except an empty
-    // mantissa such as "e5", which both refuse.
-    if digits.is_empty()
-        || !digits
-            .bytes()
-            .all(|b| b.is_ascii_digit() || b"eE.+-".contains(&b))
-    {
-        return None;
-    }
-    format!("{sign}{digits}").parse::<f64>().ok()
-}
-
-/// Python allows `_` only between two digits.
-fn valid_underscores(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    bytes.iter().enumerate().all(|(at, &byte)| {
-        byte != b'_'
-            || (at > 0
-                && bytes[at - 1].is_ascii_digit()
-                && bytes.get(at + 1).is_some_and(u8::is_ascii_digit))
-    })
+    crate::pyvalue::to_float(value)
 }
 
 /// Python's truth value of a JSON value (`if value:`).
@@ -164,9 +108,9 @@ mod tests {
             ("e5", None),
         ];
         for (text, expected) in cases {
-            assert_eq!(python_float_from_str(text), expected, "{text:?}");
+            assert_eq!(crate::pyvalue::float_from_text(text), expected, "{text:?}");
         }
-        assert!(python_float_from_str("nan").is_some_and(f64::is_nan));
+        assert!(crate::pyvalue::float_from_text("nan").is_some_and(f64::is_nan));
         assert_eq!(python_float(&json!(true)), Some(1.0));
         assert_eq!(python_float(&json!(null)), None);
         assert_eq!(python_float(&json!([1])), None);

@@ -19,6 +19,7 @@ mod error_kind;
 mod message;
 pub mod pyjson;
 pub mod pyrepr;
+pub mod pyvalue;
 mod session;
 pub mod stored;
 pub mod text;

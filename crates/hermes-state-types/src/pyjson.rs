@@ -155,6 +155,48 @@ fn split_scientific(text: &str) -> Option<(String, i32)> {
     Some((mantissa.chars().filter(|c| *c != '.').collect(), exponent))
 }
 
+/// The length in bytes of `json.dumps(value, ensure_ascii=False,
+/// separators=(",", ":")).encode("utf-8")`: Python's compact JSON with
+/// characters from U+007F on written as themselves (the size the original
+/// measures an import by).
+pub fn compact_utf8_len(value: &Value) -> usize {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => {
+            let mut text = String::new();
+            write_number(&mut text, n);
+            text.len()
+        }
+        Value::String(s) => string_utf8_len(s),
+        Value::Array(items) => {
+            2 + items.len().saturating_sub(1) + items.iter().map(compact_utf8_len).sum::<usize>()
+        }
+        Value::Object(map) => {
+            2 + map.len().saturating_sub(1)
+                + map
+                    .iter()
+                    .map(|(key, item)| string_utf8_len(key) + 1 + compact_utf8_len(item))
+                    .sum::<usize>()
+        }
+    }
+}
+
+/// A JSON string's length with `ensure_ascii=False`: quotes, two-byte
+/// escapes for `"`, `\\` and `\b\f\n\r\t`, `\u00XX` for the other control
+/// characters, every other character as its UTF-8 bytes.
+fn string_utf8_len(s: &str) -> usize {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+            '\u{0}'..='\u{1f}' => 6,
+            c => c.len_utf8(),
+        })
+        .sum::<usize>()
+}
+
 /// Whether Python would consider the value "truthy" (null, false, 0, 0.0, "", [], {} are falsy).
 ///
 /// Ports of the original's `if value:` / `value or default` checks must give

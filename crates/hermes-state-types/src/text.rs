@@ -27,31 +27,6 @@ pub fn python_strip(text: &str) -> &str {
     text.trim_matches(is_python_whitespace)
 }
 
-/// Python's `float(text)` for text: surrounding whitespace ignored, `_`
-/// allowed between two digits, `inf`/`infinity`/`nan` in any case with an
-/// optional sign; `None` where Python raises `ValueError`. (Python also
-/// takes non-ASCII decimal digits; those are refused here.)
-pub fn parse_python_float(text: &str) -> Option<f64> {
-    let text = python_strip(text);
-    let chars: Vec<char> = text.chars().collect();
-    let mut plain = String::with_capacity(text.len());
-    for (i, c) in chars.iter().enumerate() {
-        if *c == '_' {
-            let digit = |j: Option<usize>| {
-                j.and_then(|j| chars.get(j))
-                    .is_some_and(|c| c.is_ascii_digit())
-            };
-            if !(digit(i.checked_sub(1)) && digit(Some(i + 1))) {
-                return None;
-            }
-        } else {
-            plain.push(*c);
-        }
-    }
-    // Rust also reads `infinity`/`nan` in any case, and nothing Python refuses.
-    plain.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,8 +64,8 @@ mod tests {
             ("abc", None),
             ("0x10", None),
         ] {
-            assert_eq!(parse_python_float(text), expected, "{text:?}");
+            assert_eq!(crate::pyvalue::float_from_text(text), expected, "{text:?}");
         }
-        assert!(parse_python_float("nan").is_some_and(f64::is_nan));
+        assert!(crate::pyvalue::float_from_text("nan").is_some_and(f64::is_nan));
     }
 }

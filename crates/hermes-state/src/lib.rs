@@ -35,7 +35,8 @@ pub use backend::{
     redact_postgres_url,
 };
 pub use cleanup::{
-    AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, SessionsImportReport,
+    AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, RefusedSession,
+    SessionsImportReport,
 };
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};

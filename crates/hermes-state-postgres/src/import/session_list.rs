@@ -1,130 +1,94 @@
 //! `import_sessions` (`api.md` §11.2) on PostgreSQL: the original's export
-//! shape, validated and converted by the facade, written in one transaction
-//! by `SessionDb::import_sessions`' rules.
+//! shape, validated and turned into the values the original writes by the
+//! facade, written here in one transaction as `SessionDb::import_sessions`
+//! writes them on SQLite.
 
-use std::collections::HashSet;
-
+use hermes_state_query::import_links::{StoredLinks, plan_parent_links};
 use hermes_state_types::stored::StoredValue;
 use postgres::Transaction;
 use postgres::types::ToSql;
 
-use super::{Params, bind, closes_cycle, placeholders, session_exists, title_taken};
+use super::{bind, placeholders, session_exists};
 use crate::PgStore;
-use crate::copy::columns;
-use crate::error::{Context, Result};
+use crate::copy::{Column, columns};
+use crate::error::{Context, PgError, Result};
 
 /// One session of an import of the original's export shape (`api.md`
-/// §11.2), prepared by the facade: values in SQLite's storage classes.
+/// §11.2), prepared by the facade: the values the original writes, in
+/// SQLite's storage classes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListedSession {
     /// The session's id.
     pub id: String,
-    /// The columns to write (`id` included; computed and live-state
-    /// columns left out by the facade).
-    pub values: Vec<(String, StoredValue)>,
+    /// The session's row (`id`, the counters and the reset live state
+    /// included; `parent_session_id` is linked afterwards).
+    pub row: ListedRow,
+    /// Its messages' rows in list order (`session_id` included), written
+    /// under new ids.
+    pub messages: Vec<ListedRow>,
     /// The parent to link once every session is written, when it exists
-    /// and closes no cycle.
+    /// and closes no cycle (`hermes_state_query::import_links`).
     pub parent: Option<String>,
-    /// Its messages in list order, written under new ids.
-    pub messages: Vec<ListedMessage>,
 }
 
-/// One message of a [`ListedSession`].
+/// One row of a [`ListedSession`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct ListedMessage {
-    /// The columns to write (no `id`, no `session_id`).
+pub struct ListedRow {
+    /// The columns to write and their values.
     pub values: Vec<(String, StoredValue)>,
-    /// What it adds to the session's `tool_call_count`.
-    pub tool_calls: i64,
+    /// Why the row cannot be written (a value the original cannot bind):
+    /// the import fails with this message ([`PgError::InvalidInput`]) when
+    /// it comes to this row (a skipped session never does).
+    pub refusal: Option<String>,
 }
 
 /// What [`PgStore::import_session_list`] did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ListOutcome {
-    /// Sessions written.
-    pub imported: usize,
-    /// Sessions left out because the store has their id.
-    pub skipped: usize,
+    /// The sessions written, in payload order.
+    pub imported_ids: Vec<String>,
+    /// The sessions left out because the store has their id, in payload order.
+    pub skipped_ids: Vec<String>,
     /// Written sessions whose parent is missing or would close a cycle.
     pub detached: usize,
 }
 
 impl PgStore {
     /// `import_sessions` (`api.md` §11.2) after the facade's validation, in
-    /// one transaction, by `SessionDb::import_sessions`' rules: existing
-    /// ids skipped; a title another session holds dropped; NULL for a NOT
-    /// NULL column leaves the column's default; messages under new ids,
-    /// counted into `message_count` and `tool_call_count`; parents linked
-    /// last, only when present and acyclic.
+    /// one transaction, as `SessionDb::import_sessions` writes: an existing
+    /// id is skipped; a new session's row and its messages are inserted with
+    /// the values given (a title another session holds fails the whole
+    /// import, as the unique index makes it); parents are linked last, by
+    /// `hermes_state_query::import_links`.
     pub fn import_session_list(&self, sessions: &[ListedSession]) -> Result<ListOutcome> {
         let schema = self.url().schema().to_owned();
         self.write("importing sessions", |tx| {
             let session_columns = columns(tx, &schema, "sessions")?;
             let message_columns = columns(tx, &schema, "messages")?;
-            let required = not_null_columns(tx, &schema)?;
             let mut outcome = ListOutcome::default();
-            let mut written = Vec::new();
+            let mut links = Vec::new();
             for (index, item) in sessions.iter().enumerate() {
                 if session_exists(tx, &item.id)? {
-                    outcome.skipped += 1;
+                    outcome.skipped_ids.push(item.id.clone());
                     continue;
                 }
                 let what = || format!("sessions[{index}] ({:?})", item.id);
-                let mut values = Vec::with_capacity(item.values.len());
-                for (column, value) in &item.values {
-                    let mut value = value.clone();
-                    if column == "title"
-                        && let StoredValue::Text(title) = &value
-                        && !title.is_empty()
-                        && title_taken(tx, title, &item.id)?
-                    {
-                        value = StoredValue::Null;
-                    }
-                    if value == StoredValue::Null
-                        && required.contains(&("sessions", column.clone()))
-                    {
-                        continue;
-                    }
-                    values.push((column.clone(), value));
-                }
-                let (names, params) = bind(&session_columns, &values, &what)?;
-                insert(tx, "sessions", &names, &params, &what)?;
-                let mut tool_calls = 0;
+                insert(tx, "sessions", &session_columns, &item.row, &what)?;
                 for (at, message) in item.messages.iter().enumerate() {
                     let what = || format!("sessions[{index}].messages[{at}]");
-                    let mut values =
-                        vec![("session_id".to_owned(), StoredValue::Text(item.id.clone()))];
-                    values.extend(
-                        message
-                            .values
-                            .iter()
-                            .filter(|(column, value)| {
-                                !(*value == StoredValue::Null
-                                    && required.contains(&("messages", column.clone())))
-                            })
-                            .cloned(),
-                    );
-                    let (names, params) = bind(&message_columns, &values, &what)?;
-                    insert(tx, "messages", &names, &params, &what)?;
-                    tool_calls += message.tool_calls;
+                    insert(tx, "messages", &message_columns, message, &what)?;
                 }
-                let count = i64::try_from(item.messages.len()).unwrap_or(i64::MAX);
-                tx.execute(
-                    "UPDATE sessions SET message_count = $2, tool_call_count = $3 WHERE id = $1",
-                    &[&item.id, &count, &tool_calls],
-                )
-                .context("counting imported messages")?;
-                outcome.imported += 1;
-                written.push(item);
+                outcome.imported_ids.push(item.id.clone());
+                if let Some(parent) = &item.parent {
+                    links.push((item.id.clone(), parent.clone()));
+                }
             }
-            for item in written {
-                let Some(parent) = item.parent.as_deref().filter(|p| !p.is_empty()) else {
-                    continue;
-                };
-                if session_exists(tx, parent)? && !closes_cycle(tx, &item.id, parent)? {
+            let plan = plan_parent_links(&mut PgLinks(tx), &links)?;
+            for ((child, parent), link) in links.iter().zip(plan) {
+                if link {
                     tx.execute(
                         "UPDATE sessions SET parent_session_id = $2 WHERE id = $1",
-                        &[&item.id, &parent],
+                        &[child, parent],
                     )
                     .context("re-linking imported sessions")?;
                 } else {
@@ -136,32 +100,40 @@ impl PgStore {
     }
 }
 
-/// `(table, column)` of the NOT NULL columns of `sessions` and `messages`.
-fn not_null_columns(
-    tx: &mut Transaction<'_>,
-    schema: &str,
-) -> Result<HashSet<(&'static str, String)>> {
-    let mut required = HashSet::new();
-    for table in ["sessions", "messages"] {
-        let rows = tx
-            .query(
-                "SELECT column_name::TEXT FROM information_schema.columns \
-                 WHERE table_schema = $1 AND table_name = $2 AND is_nullable = 'NO'",
-                &[&schema, &table],
-            )
-            .context("reading the store's columns")?;
-        required.extend(rows.iter().map(|row| (table, row.get::<_, String>(0))));
+/// The import's transaction as [`StoredLinks`].
+struct PgLinks<'t, 'c>(&'t mut Transaction<'c>);
+
+impl StoredLinks for PgLinks<'_, '_> {
+    type Error = PgError;
+
+    fn session_exists(&mut self, id: &str) -> Result<bool> {
+        session_exists(self.0, id)
     }
-    Ok(required)
+
+    fn parent_of(&mut self, id: &str) -> Result<Option<String>> {
+        Ok(self
+            .0
+            .query_opt(
+                "SELECT parent_session_id FROM sessions WHERE id = $1",
+                &[&id],
+            )
+            .context("following parents")?
+            .and_then(|row| row.get(0)))
+    }
 }
 
+/// Inserts one row, or fails with its refusal.
 fn insert(
     tx: &mut Transaction<'_>,
     table: &str,
-    names: &[String],
-    params: &Params,
+    columns: &[Column],
+    row: &ListedRow,
     what: &dyn Fn() -> String,
 ) -> Result<()> {
+    if let Some(why) = &row.refusal {
+        return Err(PgError::InvalidInput(why.clone()));
+    }
+    let (names, params) = bind(columns, &row.values, what)?;
     let sql = format!(
         "INSERT INTO {table} ({}) VALUES ({})",
         names.join(", "),

@@ -5,7 +5,8 @@
 //! the input differently from Python.
 
 use hermes_state_types::pyjson::{
-    Reserialized, TopLevel, TopLevel as T, float_repr, is_truthy, reserialize, to_string,
+    Reserialized, TopLevel, TopLevel as T, compact_utf8_len, float_repr, is_truthy, reserialize,
+    to_string,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -515,4 +516,13 @@ proptest! {
             prop_assert_eq!(reserialize(&r.text), Some(r));
         }
     }
+}
+
+#[test]
+fn compact_length_is_pythons_utf8_length() {
+    // len(json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode())
+    let value = json!({"id": "é\n\u{1}\"", "n": [1e16, -0.5, null, true, 12], "k": {}});
+    assert_eq!(compact_utf8_len(&value), 58);
+    assert_eq!(compact_utf8_len(&json!([])), 2);
+    assert_eq!(compact_utf8_len(&json!("中")), 5);
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use hermes_state_query::rich_listing::idle_cutoff;
-use hermes_state_types::text::parse_python_float;
+use hermes_state_types::pyvalue::float_from_text;
 use hermes_state_types::{ErrorKind, pyjson};
 
 use crate::db::SessionDb;
@@ -188,7 +188,7 @@ impl SessionDb {
         let last = self
             .get_meta(key)?
             .filter(|text| !text.is_empty())
-            .and_then(|text| parse_python_float(&text));
+            .and_then(|text| float_from_text(&text));
         if last.is_some_and(|last| self.now() - last < interval_hours * 3600.0) {
             return Ok(true);
         }

@@ -6,7 +6,7 @@ mod auto;
 pub(crate) mod import;
 
 pub use auto::{AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport};
-pub use import::SessionsImportReport;
+pub use import::{RefusedSession, SessionsImportReport};
 
 use std::path::Path;
 

@@ -4,6 +4,7 @@
 //! bounded memory (measured in child processes). The fixtures are here, one
 //! module per subject below.
 
+pub(crate) mod import_sessions;
 mod jsonl;
 mod memory;
 mod original_shapes;

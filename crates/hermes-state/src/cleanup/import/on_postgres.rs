@@ -1,101 +1,54 @@
 //! `import_sessions` on a PostgreSQL store (feature `postgres`): the same
-//! validation and the same value conversions as on SQLite, then one
-//! transaction on the server ([`PgStore::import_session_list`]).
-
-use std::collections::HashSet;
+//! checks and the same rows as on SQLite, written in one transaction on
+//! the server ([`PgStore::import_session_list`]).
 
 use hermes_state_postgres::PgStore;
-use hermes_state_postgres::import::{ListedMessage, ListedSession};
-use hermes_state_types::stored::StoredValue;
+use hermes_state_postgres::import::{ListedRow, ListedSession};
 
 use super::*;
 
 /// [`SessionDb::import_sessions`] on PostgreSQL.
-pub(crate) fn import_sessions(store: &PgStore, sessions: &Value) -> Result<SessionsImportReport> {
-    let items = match validate(sessions) {
-        Ok(items) => items,
-        Err(errors) => {
-            return Ok(SessionsImportReport {
-                ok: false,
-                errors,
-                ..SessionsImportReport::default()
-            });
-        }
+pub(crate) fn import_sessions(
+    store: &PgStore,
+    sessions: &serde_json::Value,
+) -> Result<SessionsImportReport> {
+    let accepted = match payload::check(sessions)? {
+        Checked::Accepted(accepted) => accepted,
+        Checked::Refused(errors) => return Ok(SessionsImportReport::refused(errors)),
     };
-    let session_columns: HashSet<String> = store.table_columns("sessions")?.into_iter().collect();
-    let message_columns: HashSet<String> = store.table_columns("messages")?.into_iter().collect();
-    let listed: Vec<ListedSession> = items
+    let now = store.now();
+    let listed: Vec<ListedSession> = accepted
         .iter()
-        .map(|item| listed_session(item, &session_columns, &message_columns))
+        .map(|item| listed(rows::prepare(item, now)))
         .collect();
     let outcome = store.import_session_list(&listed)?;
-    Ok(SessionsImportReport {
-        ok: true,
-        imported: outcome.imported,
-        skipped: outcome.skipped,
-        detached: outcome.detached,
-        errors: Vec::new(),
-    })
+    Ok(SessionsImportReport::written(
+        outcome.imported_ids,
+        outcome.skipped_ids,
+        outcome.detached,
+    ))
 }
 
-fn listed_session(
-    item: &Item<'_>,
-    session_columns: &HashSet<String>,
-    message_columns: &HashSet<String>,
-) -> ListedSession {
-    let mut values = vec![("id".to_owned(), StoredValue::Text(item.id.to_owned()))];
-    for (key, value) in item.row {
-        if !session_columns.contains(key)
-            || COMPUTED_COLUMNS.contains(&key.as_str())
-            || LIVE_STATE_COLUMNS.contains(&key.as_str())
-        {
-            continue;
-        }
-        values.push((key.clone(), stored(sql_value(value))));
-    }
-    let messages = item
-        .messages
-        .iter()
-        .map(|message| {
-            let mut values = Vec::new();
-            let mut tool_calls = 0;
-            for (key, value) in *message {
-                if !message_columns.contains(key) {
-                    continue;
-                }
-                let value = match key.as_str() {
-                    "id" | "session_id" => continue,
-                    "content" => content_value(value),
-                    "tool_calls" => {
-                        let encoded = stored::encode_tool_calls(Some(value));
-                        tool_calls = encoded.count;
-                        encoded.text.map_or(SqlValue::Null, SqlValue::Text)
-                    }
-                    _ => sql_value(value),
-                };
-                values.push((key.clone(), stored(value)));
-            }
-            ListedMessage { values, tool_calls }
-        })
-        .collect();
+fn listed(session: Prepared) -> ListedSession {
     ListedSession {
-        id: item.id.to_owned(),
-        values,
-        parent: item
-            .row
-            .get("parent_session_id")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        messages,
+        row: listed_row(&SESSION_COLUMNS, session.session),
+        messages: session
+            .messages
+            .into_iter()
+            .map(|message| listed_row(&MESSAGE_COLUMNS, message))
+            .collect(),
+        id: session.id,
+        parent: session.parent,
     }
 }
 
-fn stored(value: SqlValue) -> StoredValue {
-    match value {
-        SqlValue::Null => StoredValue::Null,
-        SqlValue::Integer(i) => StoredValue::Integer(i),
-        SqlValue::Real(f) => StoredValue::Real(f),
-        SqlValue::Text(text) => StoredValue::Text(text),
-        SqlValue::Blob(bytes) => StoredValue::Blob(bytes),
+fn listed_row(columns: &[&str], row: Row) -> ListedRow {
+    ListedRow {
+        values: columns
+            .iter()
+            .map(|c| (*c).to_owned())
+            .zip(row.values)
+            .collect(),
+        refusal: row.refusal.map(str::to_owned),
     }
 }

@@ -1,6 +1,11 @@
 //! The stores a conformance case runs on, each fresh and cleaned up after.
 
-use hermes_state::{SessionStore, StoreLocation, open_store};
+use std::sync::Arc;
+
+use hermes_state::postgres::{PgStore, StoreUrl};
+use hermes_state::{
+    Clock, FixedClock, SessionDb, SessionStore, StoreLocation, StoreOptions, open_store,
+};
 pub use hermes_state_testkit::PG_URL_VAR;
 use hermes_state_testkit::PgSchema;
 
@@ -76,4 +81,30 @@ pub fn backends(case: &str) -> Vec<Backend> {
         Err(_) => println!("skipped: {PG_URL_VAR} is not set; {case} ran on SQLite only"),
     }
     all
+}
+
+/// [`backends`] whose clock reads `now` for every write, so that times the
+/// stores take from the clock are the same on each.
+#[allow(dead_code)]
+pub fn backends_at(case: &str, now: f64) -> Vec<Backend> {
+    backends(case)
+        .into_iter()
+        .map(|b| {
+            let store: Box<dyn SessionStore> = match &b.location {
+                StoreLocation::Sqlite(path) => {
+                    let options = StoreOptions {
+                        clock: Some(FixedClock::new(now) as Arc<dyn Clock>),
+                        ..StoreOptions::default()
+                    };
+                    Box::new(SessionDb::open_with(path, &options).unwrap())
+                }
+                StoreLocation::Postgres(url) => Box::new(
+                    PgStore::open(&StoreUrl::parse(url).unwrap())
+                        .unwrap()
+                        .with_clock(Arc::new(move || now)),
+                ),
+            };
+            Backend { store, ..b }
+        })
+        .collect()
 }

@@ -12,7 +12,7 @@ use hermes_state::{
 };
 use serde_json::{Value, json};
 
-use super::backends::{Backend, backends};
+use super::backends::{Backend, backends, backends_at};
 use super::lookups::add;
 
 /// The same store on any backend: a lineage whose child sorts before its
@@ -504,6 +504,40 @@ fn import_sessions_restores_the_original_shape_alike() {
             assert_eq!(other.1, first.1, "{}: report", other.0);
             // The placeholder session's start is the clock's: compare the rest.
             assert_eq!(other.2[1..], first.2[1..], "{}: rows", other.0);
+        }
+    }
+}
+
+/// Every case of `export::import_sessions` (the traces' payloads and one
+/// case per class of input) on each backend at the case's clock: the
+/// original's outcome on both, and the same stored history (`export_all`,
+/// every column and every message) on both.
+#[test]
+fn import_sessions_cases_give_the_originals_outcome_alike() {
+    for case in crate::export::import_sessions::cases() {
+        let name = case["name"].as_str().unwrap();
+        let mut seen = Vec::new();
+        for b in backends_at("import_sessions cases", case["clock"].as_f64().unwrap()) {
+            if let Some(sql) = case["setup"].as_str().filter(|s| !s.is_empty()) {
+                b.exec(sql);
+            }
+            let s = b.store.as_ref();
+            let result = s.import_sessions(&case["payload"]);
+            let mismatch =
+                crate::export::import_sessions::outcome_mismatch(&result, &case["outcome"]);
+            assert_eq!(mismatch, None, "{}: {name}", b.name());
+            let rows: Vec<Value> = s
+                .export_all(None)
+                .unwrap()
+                .iter()
+                .map(|e| e.to_value())
+                .collect();
+            seen.push((b.name(), rows));
+        }
+        if let [first, rest @ ..] = seen.as_slice() {
+            for other in rest {
+                assert_eq!(other.1, first.1, "{}: {name}: rows", other.0);
+            }
         }
     }
 }
