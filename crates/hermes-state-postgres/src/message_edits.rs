@@ -27,7 +27,7 @@ const COUNT_REWIND: &str =
     "UPDATE sessions SET rewind_count = COALESCE(rewind_count, 0) + 1 WHERE id = $1";
 const NEW_HEAD: &str = "SELECT MAX(id) FROM messages WHERE session_id = $1 AND active = 1";
 const RESTORE_FROM: &str = "UPDATE messages SET active = 1 \
-     WHERE session_id = $1 AND id >= $2 AND active = 0 AND compacted = 0";
+     WHERE session_id = $1 AND id >= $2 AND active = 0";
 
 /// One message to insert with its stored columns, encoded before the
 /// transaction (a retried transaction binds the same values).

@@ -99,7 +99,7 @@ impl PgStore {
     /// The number of messages of one session, or of the whole store.
     pub fn message_count(&self, session_id: Option<&str>) -> Result<i64> {
         self.read(|tx| {
-            let row = match session_id {
+            let row = match hermes_state_query::messages::counted_session(session_id) {
                 Some(id) => tx.query_one(
                     "SELECT count(*) FROM messages WHERE session_id = $1",
                     &[&id],

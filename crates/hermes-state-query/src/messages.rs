@@ -91,8 +91,10 @@ pub fn get_messages_as_conversation(
 }
 
 /// Number of message rows of a session, or of the whole store (inactive rows included).
+/// The empty id counts the whole store, as the original's `if session_id:`
+/// does ([`counted_session`]).
 pub fn message_count(conn: &Connection, session_id: Option<&str>) -> Result<i64, QueryError> {
-    match session_id {
+    match counted_session(session_id) {
         Some(id) => conn.query_row(
             "SELECT COUNT(*) FROM messages WHERE session_id = ?1",
             [id],
@@ -102,6 +104,13 @@ pub fn message_count(conn: &Connection, session_id: Option<&str>) -> Result<i64,
     }
     .context("counting messages")
     .map_err(Into::into)
+}
+
+/// The session `message_count` counts: `None` (the whole store) for no id
+/// and for the empty one, which the original's truth test treats alike.
+/// Every backend applies it.
+pub fn counted_session(session_id: Option<&str>) -> Option<&str> {
+    session_id.filter(|id| !id.is_empty())
 }
 
 /// Number of messages of the sessions of one source.

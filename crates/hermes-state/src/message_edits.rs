@@ -30,7 +30,8 @@ const REWIND_FROM: &str =
 const COUNT_REWIND: &str =
     "UPDATE sessions SET rewind_count = COALESCE(rewind_count, 0) + 1 WHERE id = ?1";
 const NEW_HEAD: &str = "SELECT MAX(id) FROM messages WHERE session_id = ?1 AND active = 1";
-const RESTORE_FROM: &str = "UPDATE messages SET active = 1 WHERE session_id = ?1 AND id >= ?2 AND active = 0 AND compacted = 0";
+const RESTORE_FROM: &str =
+    "UPDATE messages SET active = 1 WHERE session_id = ?1 AND id >= ?2 AND active = 0";
 const SET_LATEST_USER_API_CONTENT: &str = "UPDATE messages SET api_content = ?3 WHERE id = (SELECT id FROM messages WHERE session_id = ?1 AND role = 'user' AND active = 1 ORDER BY id DESC LIMIT 1) AND content IS ?2";
 const LATEST_MATCHING: &str = "SELECT id FROM messages WHERE session_id = ?1 AND role = ?2 AND content = ?3 AND active = 1 ORDER BY id DESC LIMIT 1";
 const SET_DISPLAY_KIND: &str =
@@ -138,11 +139,10 @@ impl SessionDb {
     /// `id >= since_id` become live again; returns how many. Counters are
     /// unchanged (a rewind did not change them).
     ///
-    /// Only rewound rows (`active = 0, compacted = 0`) are restored: rows
-    /// archived by compaction stay archived, since making them live next to
-    /// their summary would duplicate the transcript (the original restores
-    /// every inactive row, leaving such rows `active = 1, compacted = 1`).
-    /// An unknown session restores nothing.
+    /// Every inactive row is restored, as the original does: rows archived
+    /// by compaction come back too, still marked `compacted = 1` (so next
+    /// to their summary; docs/DECISIONS.md). An unknown session restores
+    /// nothing.
     pub fn restore_rewound(&self, session_id: &str, since_id: i64) -> Result<usize> {
         self.write("restoring rewound messages", |conn| {
             Ok(conn

@@ -80,10 +80,10 @@ pub(super) enum Checked<'a> {
 /// original's text); a session the original refuses is reported.
 pub(super) fn check(sessions: &Value) -> Result<Checked<'_>> {
     let Some(list) = sessions.as_array() else {
-        return Err(Error::InvalidInput("sessions must be a list".to_owned()));
+        return Err(Error::InvalidValue("sessions must be a list".to_owned()));
     };
     if list.len() > MAX_SESSIONS {
-        return Err(Error::InvalidInput(format!(
+        return Err(Error::InvalidValue(format!(
             "sessions must contain at most {MAX_SESSIONS} entries"
         )));
     }

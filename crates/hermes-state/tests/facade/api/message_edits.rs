@@ -484,7 +484,7 @@ fn rewind_to_message_refuses_missing_and_non_user_targets_with_the_originals_tex
 }
 
 #[test]
-fn restore_rewound_makes_rewound_rows_live_again_and_leaves_compacted_ones() {
+fn restore_rewound_makes_every_inactive_row_live_again_compacted_ones_included() {
     let store = Store::new();
     conversation(&store);
     store.db.rewind_to_message("s", 3).expect("rewind");
@@ -506,7 +506,8 @@ fn restore_rewound_makes_rewound_rows_live_again_and_leaves_compacted_ones() {
     // Counters are what the rewind left.
     assert_eq!(store.row(COUNTERS, ["s"]), vec![i(5), i(1), i(1)]);
 
-    // Compacted rows are not rewound rows: they stay archived.
+    // As the original (`active = 0`, nothing else): compacted rows come
+    // back too, still marked compacted.
     store
         .db
         .archive_and_compact("s", &[user("s", "summary")])
@@ -515,13 +516,13 @@ fn restore_rewound_makes_rewound_rows_live_again_and_leaves_compacted_ones() {
         .db
         .rewind_to_message("s", 6)
         .expect("rewind the summary");
-    assert_eq!(store.db.restore_rewound("s", 1).expect("restore"), 1);
+    assert_eq!(store.db.restore_rewound("s", 1).expect("restore"), 6);
     assert_eq!(
         store.count(
             "SELECT count(*) FROM messages WHERE active = 1 AND compacted = 1",
             []
         ),
-        0
+        5
     );
     assert_eq!(
         states(&store, "s")[5],

@@ -73,25 +73,21 @@ fn replay_trace_at(trace: &Path) {
 }
 
 #[test]
-#[ignore = "INTERIM: not yet equal (issue 22 in progress)"]
 fn trace_seed300_300_replays_equal() {
     replay_trace("trace-seed300-300.json");
 }
 
 #[test]
-#[ignore = "INTERIM: not yet equal (issue 22 in progress)"]
 fn trace_seed11_1000_replays_equal() {
     replay_trace("trace-seed11-1000.json");
 }
 
 #[test]
-#[ignore = "INTERIM: not yet equal (issue 22 in progress)"]
 fn trace_seed12_1000_typed_replays_equal() {
     replay_trace("trace-seed12-1000-typed.json");
 }
 
 #[test]
-#[ignore = "INTERIM: not yet equal (issue 22 in progress)"]
 fn trace_seed1000_1000_replays_equal() {
     replay_trace("trace-seed1000-1000.json");
 }
