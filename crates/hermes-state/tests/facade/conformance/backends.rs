@@ -66,7 +66,7 @@ pub fn backends(case: &str) -> Vec<Backend> {
     match std::env::var(PG_URL_VAR) {
         Ok(admin) => {
             let schema = PgSchema::on(&admin, "conf");
-            let location = StoreLocation::Postgres(schema.url().to_owned());
+            let location = StoreLocation::parse(schema.url()).unwrap();
             all.push(Backend {
                 store: open_store(&location, false).unwrap(),
                 location,
