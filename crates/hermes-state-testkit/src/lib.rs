@@ -10,6 +10,7 @@
 #![allow(clippy::print_stdout)]
 
 pub mod secrets;
+pub mod throwaway;
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
