@@ -86,7 +86,7 @@ fn main() {
     );
 
     let sqlite = open_store(&StoreLocation::Sqlite(path), false).unwrap();
-    let postgres = open_store(&StoreLocation::Postgres(url), false).unwrap();
+    let postgres = open_store(&StoreLocation::parse(&url).unwrap(), false).unwrap();
     // Warm both (connections, caches) before measuring.
     for store in [&sqlite, &postgres] {
         store.search_messages("warm", &Default::default()).unwrap();

@@ -37,7 +37,7 @@ use hermes_state_benches::writers::{
 /// A store named on the command line of a child: a file path or a URL.
 fn location(text: &str) -> StoreLocation {
     if text.starts_with("postgres") {
-        StoreLocation::Postgres(text.to_owned())
+        StoreLocation::parse(text).expect("a PostgreSQL URL")
     } else {
         StoreLocation::Sqlite(PathBuf::from(text))
     }

@@ -10,6 +10,32 @@ use serde_json::Value;
 use crate::row_format::RowFormat;
 use crate::time_window::TimeWindow;
 
+/// A store's location as typed (`--database-url`, `migrate-to URL`): it
+/// may hold a password, so `Debug` never shows it; it is read only by
+/// `StoreLocation::parse`, whose redacted form is what is ever printed.
+#[derive(Clone)]
+pub struct LocationText(String);
+
+impl LocationText {
+    /// The text, to parse.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::str::FromStr for LocationText {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> Result<LocationText, Self::Err> {
+        Ok(LocationText(text.to_owned()))
+    }
+}
+
+impl std::fmt::Debug for LocationText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LocationText(not shown)")
+    }
+}
+
 /// Look inside a Hermes Agent session store (state.db): find a conversation,
 /// read it, export it, trim old sessions, check the file is healthy.
 #[derive(Debug, Parser)]
@@ -34,7 +60,7 @@ pub struct Cli {
         conflicts_with = "db",
         hide_env_values = true
     )]
-    pub database_url: Option<String>,
+    pub database_url: Option<LocationText>,
 
     /// Machine output: one JSON document (JSON Lines for streams), the library's field names
     #[arg(long, global = true)]
@@ -763,7 +789,7 @@ pub struct MigrateArgs {
 pub struct MigrateToArgs {
     /// Where to: postgres://USER@HOST/DB?schema=NAME (from a SQLite store), or sqlite:PATH (from PostgreSQL)
     #[arg(value_name = "URL")]
-    pub target: String,
+    pub target: LocationText,
 }
 
 /// `demo`

@@ -128,6 +128,9 @@ impl Context {
         let Ok(Some(target)) = store.get_meta(hermes_state::SUPERSEDED_BY) else {
             return;
         };
+        // Shown as parsed and redacted: an older release wrote some URLs
+        // into the marker with their password.
+        let target = hermes_state::StoreLocation::redact_text(&target);
         let holder = if store.as_sqlite().is_some() {
             "this file"
         } else {

@@ -10,6 +10,23 @@ pub enum PgError {
     /// The store URL or the schema name it names is not acceptable.
     #[error("invalid store URL: {0}")]
     InvalidUrl(String),
+    /// The TLS settings cannot be used (`sslmode` without the root
+    /// certificates it needs, a root certificate file that cannot be read).
+    #[error("TLS: {0}")]
+    Tls(String),
+    /// The server could not be reached, or refused the connection (TLS
+    /// refused or failed, authentication failed).
+    #[error(
+        "connecting to PostgreSQL (sslmode={sslmode}): {}",
+        with_causes(source)
+    )]
+    Connect {
+        /// The `sslmode` in force.
+        sslmode: &'static str,
+        /// The client's error.
+        #[source]
+        source: postgres::Error,
+    },
     /// An argument was refused before anything was written.
     #[error("{0}")]
     InvalidInput(String),
@@ -104,9 +121,18 @@ impl PgError {
     /// The kind of the error, shared with the SQLite backend.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            PgError::InvalidUrl(_) | PgError::InvalidInput(_) | PgError::NotEmpty(_) => {
-                ErrorKind::InvalidInput
-            }
+            PgError::InvalidUrl(_)
+            | PgError::Tls(_)
+            | PgError::InvalidInput(_)
+            | PgError::NotEmpty(_) => ErrorKind::InvalidInput,
+            // A refusal the server explains (a SQLSTATE: authentication,
+            // a missing database) is of its kind; anything else — no
+            // answer, TLS declined or failed — means the server cannot be
+            // reached as asked.
+            PgError::Connect { source, .. } => match source.code() {
+                Some(state) => sqlstate_kind(state),
+                None => ErrorKind::Unavailable,
+            },
             PgError::SessionNotFound(_)
             | PgError::MessageNotFound { .. }
             | PgError::NoStore { .. } => ErrorKind::NotFound,
@@ -179,6 +205,26 @@ fn is_connection_failure(error: &postgres::Error) -> bool {
         source = inner.source();
     }
     false
+}
+
+/// An error and its causes, `: `-joined (the client's own text names only
+/// the kind of failure — "error performing TLS handshake", "db error" —
+/// and leaves the why to its causes: the certificate problem, the server's
+/// message). None of them holds the password: the client never puts it in
+/// an error, and the server never repeats it.
+fn with_causes(error: &postgres::Error) -> String {
+    use std::error::Error as _;
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.ends_with(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// `Result` with [`PgError`].

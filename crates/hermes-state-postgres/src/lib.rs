@@ -45,6 +45,7 @@ mod stats;
 mod sweeps;
 mod telegram_topics;
 mod titles;
+pub mod tls;
 mod transaction;
 mod url;
 
@@ -53,8 +54,9 @@ use std::sync::Arc;
 pub use error::{PgError, Result, is_retryable, postgres_error_kind, sqlstate_kind};
 pub use migrate::{Capabilities, TRIGRAM_INDEX, known_step};
 pub use sweeps::{AutoRun, LAST_AUTO_ARCHIVE, LAST_AUTO_PRUNE};
+pub use tls::{ConnectionSecurity, RootCerts, SslMode, TlsPlan, TlsSettings, Verification};
 pub use transaction::WRITE_PATIENCE;
-pub use url::{DEFAULT_SCHEMA, StoreUrl, validate_schema_name};
+pub use url::{DEFAULT_SCHEMA, PASSFILE_VAR, PASSWORD_VAR, StoreUrl, validate_schema_name};
 
 use crate::error::Context;
 use crate::pool::Pool;
@@ -132,6 +134,14 @@ impl PgStore {
         (self.now)()
     }
 
+    /// How this handle's connections are secured (TLS, and what was
+    /// verified), read on one of them.
+    pub fn connection_security(&self) -> Result<ConnectionSecurity> {
+        let plan = self.url().tls_plan()?;
+        let mut client = self.pool.get()?;
+        tls::connection_security(&mut *client, &plan)
+    }
+
     /// The store's URL (its `Display` has no password).
     pub fn url(&self) -> &StoreUrl {
         self.pool.url()
@@ -189,6 +199,15 @@ impl PgStore {
     ) -> Result<T> {
         transaction::read(&self.pool, body)
     }
+}
+
+/// Connects once as a store handle would (TLS by `sslmode`, the password
+/// from the URL, `PGPASSWORD` or the password file) and says how the
+/// connection is secured; needs no store in the schema.
+pub fn probe_connection(url: &StoreUrl) -> Result<ConnectionSecurity> {
+    let plan = url.tls_plan()?;
+    let mut client = pool::connect(url, true)?;
+    tls::connection_security(&mut client, &plan)
 }
 
 fn system_now() -> f64 {

@@ -8,7 +8,8 @@ use std::sync::Mutex;
 
 use postgres::{Client, NoTls};
 
-use crate::error::{Context, Result};
+use crate::error::{Context, PgError, Result};
+use crate::tls::SslMode;
 use crate::url::StoreUrl;
 
 /// Idle connections kept for reuse.
@@ -67,15 +68,25 @@ impl Pool {
     }
 }
 
-/// Opens one connection with the store's settings: `search_path` to the
-/// store's schema (then `pg_catalog`; extension objects are named with
-/// their schema), and read-only transactions for a read-only handle.
+/// Opens one connection with the store's settings: TLS as `sslmode` says
+/// (`crate::tls`), `search_path` to the store's schema (then `pg_catalog`;
+/// extension objects are named with their schema), and read-only
+/// transactions for a read-only handle.
 pub(crate) fn connect(url: &StoreUrl, read_only: bool) -> Result<Client> {
-    let mut config = url.config().clone();
+    let mut config = url.client_config();
     if config.get_application_name().is_none() {
         config.application_name("hermes-state");
     }
-    let mut client = config.connect(NoTls).context("connecting to PostgreSQL")?;
+    let plan = url.tls_plan()?;
+    let sslmode = plan.mode.as_str();
+    let connected = if plan.mode == SslMode::Disable || url.over_sockets_only() {
+        config.ssl_mode(postgres::config::SslMode::Disable);
+        config.connect(NoTls)
+    } else {
+        config.ssl_mode(plan.client_mode());
+        config.connect(plan.connector()?)
+    };
+    let mut client = connected.map_err(|source| PgError::Connect { sslmode, source })?;
     // The schema name was validated (`[a-z_][a-z0-9_]*`), so quoting it is enough.
     let mut setup = format!("SET search_path TO \"{}\", pg_catalog;", url.schema());
     if read_only {

@@ -9,6 +9,9 @@
 // The skip line is printed on purpose: `cargo test` shows it.
 #![allow(clippy::print_stdout)]
 
+pub mod secrets;
+pub mod throwaway;
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 

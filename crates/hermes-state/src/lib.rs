@@ -31,8 +31,8 @@ mod sessions;
 mod titles;
 
 pub use backend::{
-    DATABASE_URL_VAR, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore, StoreLocation, open_store,
-    redact_postgres_url,
+    DATABASE_URL_VAR, PostgresUrl, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore, StoreLocation,
+    open_store,
 };
 pub use cleanup::{
     AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, RefusedSession,
@@ -89,7 +89,7 @@ pub use maintenance::{
 };
 pub use message_edits::RewindResult;
 #[cfg(feature = "postgres")]
-pub use migrate_to::{MoveReport, migrate_postgres_to_sqlite};
+pub use migrate_to::{MoveReport, migrate_postgres_location_to_sqlite, migrate_postgres_to_sqlite};
 pub use read_pool::MAX_READERS;
 pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairReport};
 /// `rusqlite`, for raw-SQL tests and tools (feature `raw-sql`).

@@ -10,7 +10,7 @@
 //! the file can tell it is frozen. The old file stays usable for a rollback.
 
 use hermes_state_postgres::copy::{CopyReport, RowSource};
-use hermes_state_postgres::{PgError, PgStore, StoreUrl};
+use hermes_state_postgres::{PgError, PgStore};
 use hermes_state_query::values::sql_value;
 use hermes_state_types::stored::StoredValue;
 use rusqlite::Connection;
@@ -39,8 +39,13 @@ impl SessionDb {
     /// (`migrate` first); nothing is written to it unless the copy
     /// committed.
     pub fn migrate_to_postgres(&self, url: &str) -> Result<MoveReport> {
-        let url = StoreUrl::parse(url)?;
-        let target = PgStore::open(&url)?;
+        self.migrate_to_postgres_location(&crate::PostgresUrl::parse(url)?)
+    }
+
+    /// [`SessionDb::migrate_to_postgres`] to a URL already parsed.
+    pub fn migrate_to_postgres_location(&self, url: &crate::PostgresUrl) -> Result<MoveReport> {
+        let url = url.store_url();
+        let target = PgStore::open(url)?;
         let report: CopyReport = self.read(|conn| {
             let version: i64 = conn
                 .query_row("SELECT max(version) FROM schema_version", [], |row| {
@@ -145,8 +150,15 @@ impl RowSource for SqliteRows<'_> {
 /// PostgreSQL. The copy reads one snapshot and writes one SQLite
 /// transaction; on any error nothing is committed and nothing is marked.
 pub fn migrate_postgres_to_sqlite(url: &str, path: &std::path::Path) -> Result<MoveReport> {
-    let url = StoreUrl::parse(url)?;
-    let source = PgStore::open(&url)?;
+    migrate_postgres_location_to_sqlite(&crate::PostgresUrl::parse(url)?, path)
+}
+
+/// [`migrate_postgres_to_sqlite`] from a URL already parsed.
+pub fn migrate_postgres_location_to_sqlite(
+    url: &crate::PostgresUrl,
+    path: &std::path::Path,
+) -> Result<MoveReport> {
+    let source = PgStore::open(url.store_url())?;
     let db = SessionDb::open(path)?;
     let mut rows = Vec::new();
     let mut once = Some(&source);

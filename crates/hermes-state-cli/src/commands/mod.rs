@@ -57,7 +57,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
     }
     let location = match (&cli.db, &cli.database_url) {
         (_, Some(url)) => Some(
-            hermes_state::StoreLocation::parse(url)
+            hermes_state::StoreLocation::parse(url.as_str())
                 .map_err(|e| crate::error::CliError::usage(format!("--database-url: {e}")))?,
         ),
         _ => None,

@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 
-use hermes_state::{MessagePage, SessionStore, StoreLocation, open_store, redact_postgres_url};
+use hermes_state::{MessagePage, PostgresUrl, SessionStore, StoreLocation, open_store};
 
 use crate::cli::{Cli, Command, MessagesCommand, MigrateToArgs, SessionsCommand, TitleCommand};
 use crate::commands::{command_name, listing, messages, search, to_json};
@@ -23,11 +23,12 @@ use crate::store::Access;
 use crate::store::Context;
 
 /// Runs a command on the PostgreSQL store `url` names.
-pub fn run(mut cli: Cli, url: &str, out: Output) -> CliResult {
+pub fn run(mut cli: Cli, url: &PostgresUrl, out: Output) -> CliResult {
     let command = command_name(&cli.command);
     let ctx = Context {
-        // Messages name the store by its URL, without the password.
-        path: PathBuf::from(redact_postgres_url(url)),
+        // Messages name the store by its redacted URL (no password, in
+        // whatever form it was given), as every output does.
+        path: PathBuf::from(url.redacted()),
         read_only: cli.read_only,
         out,
         command,
@@ -42,7 +43,7 @@ pub fn run(mut cli: Cli, url: &str, out: Output) -> CliResult {
     // Session arguments (`latest`, a title, an id prefix) become full ids,
     // as on a file; a store that does not open is the command's to report.
     if crate::session_arg::names_sessions(&mut cli.command)
-        && let Ok(store) = open_store(&StoreLocation::Postgres(url.to_owned()), true)
+        && let Ok(store) = open_store(&StoreLocation::Postgres(url.clone()), true)
     {
         crate::session_arg::resolve_command_in(
             &ctx,
@@ -52,8 +53,8 @@ pub fn run(mut cli: Cli, url: &str, out: Output) -> CliResult {
         )?;
     }
     let open = || {
-        let store = open_store(&StoreLocation::Postgres(url.to_owned()), reading)
-            .map_err(|e| ctx.fail(&e))?;
+        let store =
+            open_store(&StoreLocation::Postgres(url.clone()), reading).map_err(|e| ctx.fail(&e))?;
         ctx.note_moved(store.as_ref());
         Ok::<_, CliError>(store)
     };
@@ -197,7 +198,7 @@ fn print_optional(ctx: &Context, value: Option<&str>) -> CliResult {
 
 /// `migrate-to` on a SQLite store: to PostgreSQL.
 pub fn migrate_to(ctx: &Context, args: &MigrateToArgs) -> CliResult {
-    let target = StoreLocation::parse(&args.target)
+    let target = StoreLocation::parse(args.target.as_str())
         .map_err(|e| CliError::usage(format!("migrate-to: {e}")))?;
     let StoreLocation::Postgres(url) = target else {
         return Err(
@@ -209,7 +210,7 @@ pub fn migrate_to(ctx: &Context, args: &MigrateToArgs) -> CliResult {
 }
 
 #[cfg(feature = "postgres")]
-fn to_postgres(ctx: &Context, url: &str) -> CliResult {
+fn to_postgres(ctx: &Context, url: &PostgresUrl) -> CliResult {
     let db = ctx.open(Access::Write)?;
     // The target first: an unreachable server, a refused login or a
     // target that already holds a store must not leave the file upgraded.
@@ -228,7 +229,9 @@ fn to_postgres(ctx: &Context, url: &str) -> CliResult {
     }
     // The copy reads a file at schema version 23.
     ctx.start_writing(&db)?;
-    let report = db.migrate_to_postgres(url).map_err(|e| ctx.fail(&e))?;
+    let report = db
+        .migrate_to_postgres_location(url)
+        .map_err(|e| ctx.fail(&e))?;
     print_move(
         ctx,
         &report,
@@ -237,13 +240,13 @@ fn to_postgres(ctx: &Context, url: &str) -> CliResult {
 }
 
 #[cfg(not(feature = "postgres"))]
-fn to_postgres(_ctx: &Context, _url: &str) -> CliResult {
+fn to_postgres(_ctx: &Context, _url: &PostgresUrl) -> CliResult {
     Err(without_postgres())
 }
 
 #[cfg(feature = "postgres")]
-fn to_sqlite(ctx: &Context, url: &str, args: &MigrateToArgs) -> CliResult {
-    let target = StoreLocation::parse(&args.target)
+fn to_sqlite(ctx: &Context, url: &PostgresUrl, args: &MigrateToArgs) -> CliResult {
+    let target = StoreLocation::parse(args.target.as_str())
         .map_err(|e| CliError::usage(format!("migrate-to: {e}")))?;
     let StoreLocation::Sqlite(path) = target else {
         return Err(
@@ -251,12 +254,13 @@ fn to_sqlite(ctx: &Context, url: &str, args: &MigrateToArgs) -> CliResult {
                 .hint("give a file: migrate-to sqlite:PATH"),
         );
     };
-    let report = hermes_state::migrate_postgres_to_sqlite(url, &path).map_err(|e| ctx.fail(&e))?;
+    let report =
+        hermes_state::migrate_postgres_location_to_sqlite(url, &path).map_err(|e| ctx.fail(&e))?;
     print_move(ctx, &report, "marked the PostgreSQL store as moved")
 }
 
 #[cfg(not(feature = "postgres"))]
-fn to_sqlite(_ctx: &Context, _url: &str, _args: &MigrateToArgs) -> CliResult {
+fn to_sqlite(_ctx: &Context, _url: &PostgresUrl, _args: &MigrateToArgs) -> CliResult {
     Err(without_postgres())
 }
 

@@ -3,8 +3,9 @@
 //! repair PostgreSQL gets (docs/DECISIONS.md, "doctor --repair on
 //! PostgreSQL").
 
+use hermes_state::PostgresUrl;
+use hermes_state::postgres::PgStore;
 use hermes_state::postgres::health::{PgDoctorReport, TrigramIndex};
-use hermes_state::postgres::{PgStore, StoreUrl};
 use serde_json::{Map, Value, json};
 
 use crate::cli::DoctorArgs;
@@ -16,13 +17,13 @@ use crate::store::Context;
 
 /// `doctor [--repair]` on the store `url` names: exit 0 when healthy, 1
 /// when problems are found (or remain after `--repair`).
-pub fn doctor(ctx: &Context, url: &str, args: &DoctorArgs) -> CliResult {
+pub fn doctor(ctx: &Context, url: &PostgresUrl, args: &DoctorArgs) -> CliResult {
     let out = &ctx.out;
     let path = ctx.path.display().to_string();
     let fail = |e: hermes_state::postgres::PgError| ctx.fail(&hermes_state::Error::from(e));
-    let url = StoreUrl::parse(url).map_err(fail)?;
+    let url = url.store_url();
     // Read-only first: a missing store is an error, never created here.
-    let reader = PgStore::open_read_only(&url).map_err(fail)?;
+    let reader = PgStore::open_read_only(url).map_err(fail)?;
     if !args.repair {
         let spinner = Progress::spinner(out, "checking the store");
         let report = reader.doctor().map_err(fail)?;
@@ -42,7 +43,7 @@ pub fn doctor(ctx: &Context, url: &str, args: &DoctorArgs) -> CliResult {
             Err(unhealthy(&path, &report, false))
         };
     }
-    let store = PgStore::open(&url).map_err(fail)?;
+    let store = PgStore::open(url).map_err(fail)?;
     let spinner = Progress::spinner(out, "recounting session counters");
     let fixed = store.repair_counters().map_err(fail)?;
     let after = store.doctor().map_err(fail)?;
@@ -92,6 +93,16 @@ fn report_json(path: Option<&str>, report: &PgDoctorReport) -> CliResult<Value> 
     map.insert("problems".to_owned(), report.problem_count().into());
     if let Value::Object(fields) = to_json!(report) {
         map.extend(fields);
+    }
+    if let Some(moved) = &report.superseded {
+        // The marker as parsed and redacted, as the text report shows it.
+        map.insert(
+            "superseded".to_owned(),
+            json!({
+                "by": hermes_state::StoreLocation::redact_text(&moved.by),
+                "at": moved.at,
+            }),
+        );
     }
     let mut steps = to_json!(&report.steps);
     if let Value::Object(steps) = &mut steps {

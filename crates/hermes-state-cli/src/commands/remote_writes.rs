@@ -8,7 +8,7 @@
 //! that holds no store is an error ("holds no hermes-state store"), never
 //! created in passing; `sessions create` creates it, as it creates a file.
 
-use hermes_state::{SessionStore, StoreLocation, open_store};
+use hermes_state::{PostgresUrl, SessionStore, StoreLocation, open_store};
 
 use crate::cli::{Command, MaintenanceCommand, MessagesCommand, SessionsCommand, TitleCommand};
 use crate::commands::lineage_flags::{self, Flag};
@@ -43,7 +43,7 @@ pub fn handles(command: &Command) -> bool {
 }
 
 /// Runs a command [`handles`] on the PostgreSQL store `url` names.
-pub fn run(ctx: &Context, url: &str, command: Command) -> CliResult {
+pub fn run(ctx: &Context, url: &PostgresUrl, command: Command) -> CliResult {
     let open = |access: Access| open(ctx, url, access);
     match command {
         Command::Sessions(command) => match command {
@@ -128,8 +128,8 @@ fn flag(
 
 /// Opens the store for `access`: reading commands read-only; writing ones
 /// after a read-only open has found the store (only `Create` may create it).
-fn open(ctx: &Context, url: &str, access: Access) -> CliResult<Box<dyn SessionStore>> {
-    let location = StoreLocation::Postgres(url.to_owned());
+fn open(ctx: &Context, url: &PostgresUrl, access: Access) -> CliResult<Box<dyn SessionStore>> {
+    let location = StoreLocation::Postgres(url.clone());
     let fail = |e: hermes_state::Error| ctx.fail(&e);
     if access != Access::Create {
         let reader = open_store(&location, true).map_err(fail)?;

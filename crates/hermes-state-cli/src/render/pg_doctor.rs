@@ -36,6 +36,7 @@ pub fn doctor_text(report: &PgDoctorReport) -> String {
         "schema {}: PostgreSQL step {applied} (this build knows {}), data model v{data_model}",
         report.schema, steps.known
     );
+    let _ = writeln!(f, "connection: {}", report.connection.describe());
     if steps.too_new() {
         let _ = writeln!(
             f,
@@ -88,7 +89,7 @@ pub fn doctor_text(report: &PgDoctorReport) -> String {
         let _ = writeln!(
             f,
             "note: this store was moved to {}{when}; it holds the store as it was then",
-            moved.by
+            hermes_state::StoreLocation::redact_text(&moved.by)
         );
     }
     f

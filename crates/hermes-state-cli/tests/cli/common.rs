@@ -117,8 +117,16 @@ impl Env {
     }
 
     pub fn raw(&self, args: &[&str], stdin: Option<&str>) -> Run {
+        self.raw_env(args, &[], stdin)
+    }
+
+    /// `raw` with extra environment variables.
+    pub fn raw_env(&self, args: &[&str], vars: &[(&str, &str)], stdin: Option<&str>) -> Run {
         let mut cmd = self.command();
         cmd.args(args);
+        for (name, value) in vars {
+            cmd.env(name, value);
+        }
         if let Some(input) = stdin {
             cmd.write_stdin(input.to_owned());
         }

@@ -9,6 +9,8 @@
 use crate::common::Env;
 
 mod doctor;
+mod secrets;
+mod tls;
 mod writes;
 
 use hermes_state_testkit::PgSchema;
@@ -202,7 +204,7 @@ fn bad_and_unreachable_urls_are_errors_never_a_file() {
         ],
         None,
     )
-    .fails(1)
+    .fails(2)
     .stderr_has("schema name");
     let unreachable = env
         .raw(

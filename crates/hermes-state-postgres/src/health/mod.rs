@@ -29,6 +29,7 @@ use serde::Serialize;
 
 use crate::PgStore;
 use crate::error::{Context, Result};
+use crate::tls::ConnectionSecurity;
 
 /// The `state_meta` key naming where a moved store went (the facade's
 /// `SUPERSEDED_BY`; written by `migrate-to` in either direction).
@@ -119,6 +120,9 @@ pub struct PgDoctorReport {
     pub rows_skipped: Option<String>,
     /// The marker of a store that was moved away.
     pub superseded: Option<Superseded>,
+    /// How the doctor's connection was secured (TLS, what was verified):
+    /// a fact about the way to the server, never a problem of the store.
+    pub connection: ConnectionSecurity,
 }
 
 impl PgDoctorReport {
@@ -152,6 +156,7 @@ impl PgStore {
     /// writable handle alike.
     pub fn doctor(&self) -> Result<PgDoctorReport> {
         let schema = self.url().schema().to_owned();
+        let plan = self.url().tls_plan()?;
         let mut client = self.pool.get()?;
         let mut tx = client
             .build_transaction()
@@ -159,6 +164,7 @@ impl PgStore {
             .read_only(true)
             .start()
             .context("starting the doctor's snapshot")?;
+        let connection = crate::tls::connection_security(&mut tx, &plan)?;
         let catalog = catalog::check(&mut tx, &schema)?;
         let mut report = PgDoctorReport {
             schema,
@@ -173,6 +179,7 @@ impl PgStore {
             duplicate_titles: Vec::new(),
             rows_skipped: catalog.rows_skipped,
             superseded: None,
+            connection,
         };
         if report.rows_skipped.is_none() {
             report.counters = rows::counter_mismatches(&mut tx)?;

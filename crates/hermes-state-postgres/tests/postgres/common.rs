@@ -46,4 +46,9 @@ impl TestSchema {
     pub fn client(&self) -> postgres::Client {
         self.schema.client()
     }
+
+    /// The store URL as text (to add options to).
+    pub fn text(&self) -> &str {
+        self.schema.url()
+    }
 }

@@ -11,4 +11,5 @@ mod doctor;
 mod hosts;
 mod open_and_migrate;
 mod sweeps;
+mod tls;
 mod writes;

@@ -20,6 +20,7 @@ mod hostile;
 mod interop;
 mod maintenance;
 mod parity;
+mod redaction;
 mod reliability;
 mod replay;
 mod search;

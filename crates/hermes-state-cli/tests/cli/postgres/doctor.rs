@@ -52,6 +52,14 @@ fn doctor_on_postgresql_reports_damage_as_the_file_doctor_does_and_repairs_count
         "{}",
         healthy.stdout
     );
+    // The test server has no TLS: `prefer` asked, and talks in cleartext.
+    assert!(
+        healthy.stdout.contains(
+            "connection: not encrypted (sslmode=prefer and the server does not offer TLS)"
+        ),
+        "{}",
+        healthy.stdout
+    );
     let file = env.run(&db, &["doctor"]).ok();
     assert_eq!(verdict(&file.stdout), "healthy");
 

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use hermes_state::postgres::{PgStore, StoreUrl};
+use hermes_state::postgres::PgStore;
 use hermes_state::{
     Clock, FixedClock, SessionDb, SessionStore, StoreLocation, StoreOptions, open_store,
 };
@@ -71,7 +71,7 @@ pub fn backends(case: &str) -> Vec<Backend> {
     match std::env::var(PG_URL_VAR) {
         Ok(admin) => {
             let schema = PgSchema::on(&admin, "conf");
-            let location = StoreLocation::Postgres(schema.url().to_owned());
+            let location = StoreLocation::parse(schema.url()).unwrap();
             all.push(Backend {
                 store: open_store(&location, false).unwrap(),
                 location,
@@ -99,7 +99,7 @@ pub fn backends_at(case: &str, now: f64) -> Vec<Backend> {
                     Box::new(SessionDb::open_with(path, &options).unwrap())
                 }
                 StoreLocation::Postgres(url) => Box::new(
-                    PgStore::open(&StoreUrl::parse(url).unwrap())
+                    PgStore::open(url.store_url())
                         .unwrap()
                         .with_clock(Arc::new(move || now)),
                 ),

@@ -112,7 +112,7 @@ fn a_moved_store_reads_the_same_and_the_old_file_names_where_it_went() {
             ("telegram_dm_topic_bindings", 1)
         ]
     );
-    let moved = open_store(&StoreLocation::Postgres(target.url.clone()), true).unwrap();
+    let moved = open_store(&StoreLocation::parse(&target.url).unwrap(), true).unwrap();
     for id in ["z-root", "a-child", "m-grand"] {
         assert_eq!(
             moved.get_session(id).unwrap(),
@@ -133,7 +133,7 @@ fn a_moved_store_reads_the_same_and_the_old_file_names_where_it_went() {
     );
     assert!(db.get_meta(SUPERSEDED_AT).unwrap().is_some());
     // New messages continue after the copied ids.
-    let writer = open_store(&StoreLocation::Postgres(target.url.clone()), false).unwrap();
+    let writer = open_store(&StoreLocation::parse(&target.url).unwrap(), false).unwrap();
     let next = writer
         .append_message(&NewMessage::new("m-grand", "user").content("after"))
         .unwrap();
@@ -161,7 +161,7 @@ fn a_value_postgresql_cannot_hold_stops_the_move_and_nothing_is_marked() {
         "names the row: {error}"
     );
     assert_eq!(db.get_meta(SUPERSEDED_BY).unwrap(), None);
-    let target_store = open_store(&StoreLocation::Postgres(target.url.clone()), true).unwrap();
+    let target_store = open_store(&StoreLocation::parse(&target.url).unwrap(), true).unwrap();
     assert_eq!(
         target_store.get_session("ok").unwrap(),
         None,
@@ -229,7 +229,7 @@ fn a_store_goes_to_postgresql_and_back_unchanged() {
         .unwrap();
     assert_eq!(hits.len(), 1);
     // The PostgreSQL store says where it went; a second copy into the same file is refused.
-    let pg = open_store(&StoreLocation::Postgres(target.url.clone()), true).unwrap();
+    let pg = open_store(&StoreLocation::parse(&target.url).unwrap(), true).unwrap();
     assert!(
         pg.get_meta(SUPERSEDED_BY)
             .unwrap()

@@ -92,7 +92,8 @@ fn export_memory_child() {
     };
     let db = SessionDb::open_read_only(&path).expect("open");
     let pg = std::env::var(CHILD_PG_URL).ok().map(|url| {
-        hermes_state::open_store(&hermes_state::StoreLocation::Postgres(url), true).expect("open")
+        hermes_state::open_store(&hermes_state::StoreLocation::parse(&url).unwrap(), true)
+            .expect("open")
     });
     // Reset the peak RSS to the current RSS (Linux ≥ 4.0).
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
