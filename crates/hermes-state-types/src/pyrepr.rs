@@ -62,6 +62,8 @@ fn is_printable(c: char) -> bool {
         | 0x1bca0..=0x1bca3 | 0x1d173..=0x1d17a | 0xe0001 | 0xe0020..=0xe007f
         // Co
         | 0xe000..=0xf8ff | 0xf0000..=0xffffd | 0x100000..=0x10fffd
+        // Cn that needs no database: the noncharacters at the ends of the planes
+        | 0xfffe..=0xffff | 0xffffe..=0xfffff | 0x10fffe..=0x10ffff
     )
 }
 
