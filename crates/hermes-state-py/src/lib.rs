@@ -1,0 +1,44 @@
+//! The Python extension module `hermes_state_rs._native`.
+//!
+//! The Python package `hermes_state_rs` (in `python/`) builds the original's
+//! `SessionDB` class on top of it: one method per method of the original,
+//! with its signature, each passing the arguments its caller gave to
+//! [`NativeStore`]'s `call` under the method's name. This crate only
+//! converts values and errors at that boundary; what a call means is the
+//! library's (`hermes_state::by_name`). `docs/PYTHON.md` is the user's guide.
+
+mod by_name;
+mod convert;
+mod errors;
+mod store;
+
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// The module's contents.
+#[pymodule]
+#[pyo3(name = "_native")]
+fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<store::NativeStore>()?;
+    m.add_function(wrap_pyfunction!(store::sanitize_title, m)?)?;
+    m.add("SCHEMA_VERSION", hermes_state::SCHEMA_VERSION)?;
+    m.add(
+        "FTS_STORAGE_VERSION",
+        hermes_state_types::FTS_STORAGE_VERSION,
+    )?;
+    m.add(
+        "MAX_FTS5_QUERY_CHARS",
+        hermes_state_query::sanitize::MAX_QUERY_CHARS,
+    )?;
+    m.add(
+        "FTS_CJK_STALE_KEY",
+        hermes_state_sqlite::names::CJK_STALE_KEY,
+    )?;
+    let signatures = by_name::SIGNATURES
+        .iter()
+        .map(|(name, parameters)| PyTuple::new(py, [*name, *parameters]))
+        .collect::<PyResult<Vec<_>>>()?;
+    m.add("SIGNATURES", signatures)?;
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! `NativeStore`: one store handle, shared by every Python thread.
+//!
+//! Each call converts its arguments while holding the GIL, runs the store
+//! call with the GIL released (`Python::detach`), so other Python threads
+//! run while one waits for the disk or the write lock, and converts the
+//! answer after taking the GIL back. A panic inside the library is caught
+//! on the far side of the call and raised as `sqlite3.InternalError`: the
+//! gateway's threads catch `Exception`, and the process never aborts.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use hermes_state::{SessionDb, SessionStore};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::by_name::{self, CallError};
+use crate::convert;
+use crate::errors::{self, Sqlite3Class};
+
+/// A store, as the Python package's `SessionDB` holds it.
+///
+/// `frozen`: no method needs `&mut self` (the store is `Send + Sync` and
+/// locks what it must), so Python threads never contend on a borrow flag.
+#[pyclass(frozen, module = "hermes_state_rs._native")]
+pub struct NativeStore {
+    store: Box<dyn SessionStore>,
+}
+
+#[pymethods]
+impl NativeStore {
+    /// Opens the store at `path` (created when missing unless `read_only`).
+    #[new]
+    #[pyo3(signature = (path, read_only = false))]
+    fn new(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Self> {
+        let opened = py.detach(|| catch_unwind(|| open(&path, read_only)));
+        match opened {
+            Ok(Ok(store)) => Ok(NativeStore { store }),
+            Ok(Err(error)) => Err(errors::library_error(py, &error)),
+            Err(payload) => Err(panic_error(py, "SessionDB()", payload.as_ref())),
+        }
+    }
+
+    /// Calls the original's method `op` with the keyword arguments the
+    /// caller gave (absent ones take the original's defaults).
+    fn call<'py>(
+        &self,
+        py: Python<'py>,
+        op: &str,
+        kwargs: &Bound<'py, PyDict>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let args = convert::kwargs_to_json(kwargs)?;
+        let store = self.store.as_ref();
+        let outcome =
+            py.detach(|| catch_unwind(AssertUnwindSafe(|| by_name::call(store, op, &args))));
+        match outcome {
+            Ok(Ok(answer)) => convert::to_python(py, &answer),
+            Ok(Err(error)) => Err(errors::call_error(py, error)),
+            Err(payload) => Err(panic_error(py, op, payload.as_ref())),
+        }
+    }
+}
+
+fn open(path: &Path, read_only: bool) -> hermes_state::Result<Box<dyn SessionStore>> {
+    let db = if read_only {
+        SessionDb::open_read_only(path)?
+    } else {
+        SessionDb::open(path)?
+    };
+    Ok(Box::new(db))
+}
+
+/// A caught panic as `sqlite3.InternalError`, naming the call.
+fn panic_error(py: Python<'_>, op: &str, payload: &(dyn Any + Send)) -> PyErr {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned());
+    Sqlite3Class::Internal.err(
+        py,
+        format!("hermes-state failed inside {op} (a bug, please report it): {what}"),
+    )
+}
+
+/// `SessionDB.sanitize_title` (a static method of the original): no store.
+#[pyfunction]
+pub fn sanitize_title(
+    py: Python<'_>,
+    title: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<String>> {
+    let title = match title {
+        None => None,
+        Some(value) if value.is_none() => None,
+        Some(value) => Some(convert::to_json(value, 0)?),
+    };
+    let text = match &title {
+        None => None,
+        Some(serde_json::Value::String(text)) => Some(text.as_str()),
+        Some(_) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "a title must be a str or None",
+            ));
+        }
+    };
+    SessionDb::sanitize_title(text).map_err(|error| errors::library_error(py, &error))
+}
+
+/// Keeps `CallError` named here so the by-name API's shape is checked.
+#[allow(dead_code)]
+fn _shape(error: CallError) -> CallError {
+    error
+}
