@@ -109,8 +109,15 @@ fn integer_to_json(integer: &Bound<'_, PyInt>) -> PyResult<Value> {
 /// the original would bind NaN as NULL or write `NaN` into JSON text.
 fn float_to_json(float: f64) -> PyResult<Value> {
     Number::from_f64(float).map(Value::Number).ok_or_else(|| {
+        let repr = if float.is_nan() {
+            "nan"
+        } else if float > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        };
         PyValueError::new_err(format!(
-            "Out of range float values are not JSON compliant: {float}"
+            "Out of range float values are not JSON compliant: {repr}"
         ))
     })
 }

@@ -14,7 +14,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyType;
 
-use crate::by_name::CallError;
+use hermes_state::by_name::CallError;
 
 /// An exception class of the standard library's `sqlite3` module.
 #[derive(Clone, Copy, Debug)]
@@ -70,6 +70,10 @@ pub fn call_error(py: Python<'_>, error: CallError) -> PyErr {
     match error {
         CallError::Library(error) => library_error(py, &error),
         CallError::Boundary { kind, message } => boundary_error(py, kind, message),
+        // No such method: what Python raises for a missing attribute.
+        unknown @ CallError::UnknownOperation(_) => PyAttributeError::new_err(unknown.to_string()),
+        // `CallError` may grow: its own text, as the store's failure.
+        other => Sqlite3Class::Operational.err(py, other.to_string()),
     }
 }
 

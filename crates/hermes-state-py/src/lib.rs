@@ -7,13 +7,12 @@
 //! converts values and errors at that boundary; what a call means is the
 //! library's (`hermes_state::by_name`). `docs/PYTHON.md` is the user's guide.
 
-mod by_name;
 mod convert;
 mod errors;
 mod store;
 
+use hermes_state::by_name;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 /// The module's contents.
 #[pymodule]
@@ -22,6 +21,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<store::NativeStore>()?;
     m.add_function(wrap_pyfunction!(store::sanitize_title, m)?)?;
+    m.add_function(wrap_pyfunction!(store::_panic_for_tests, m)?)?;
     m.add("SCHEMA_VERSION", hermes_state::SCHEMA_VERSION)?;
     m.add(
         "FTS_STORAGE_VERSION",
@@ -37,7 +37,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     let signatures = by_name::SIGNATURES
         .iter()
-        .map(|(name, parameters)| PyTuple::new(py, [*name, *parameters]))
+        .map(|signature| {
+            (signature.name, signature.parameters, signature.is_static).into_pyobject(py)
+        })
         .collect::<PyResult<Vec<_>>>()?;
     m.add("SIGNATURES", signatures)?;
     Ok(())

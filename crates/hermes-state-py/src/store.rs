@@ -11,11 +11,11 @@ use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
+use hermes_state::by_name;
 use hermes_state::{SessionDb, SessionStore};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-use crate::by_name::{self, CallError};
 use crate::convert;
 use crate::errors::{self, Sqlite3Class};
 
@@ -34,12 +34,16 @@ impl NativeStore {
     #[new]
     #[pyo3(signature = (path, read_only = false))]
     fn new(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Self> {
-        let opened = py.detach(|| catch_unwind(|| open(&path, read_only)));
-        match opened {
-            Ok(Ok(store)) => Ok(NativeStore { store }),
-            Ok(Err(error)) => Err(errors::library_error(py, &error)),
-            Err(payload) => Err(panic_error(py, "SessionDB()", payload.as_ref())),
+        if read_only && !path.exists() {
+            // The original's read-only open is SQLite's `mode=ro` connect,
+            // which refuses a missing file with this error (`api.md` §14).
+            return Err(
+                Sqlite3Class::Operational.err(py, "unable to open database file".to_owned())
+            );
         }
+        let store = guarded(py, "SessionDB()", || open(&path, read_only))?
+            .map_err(|error| errors::library_error(py, &error))?;
+        Ok(NativeStore { store })
     }
 
     /// Calls the original's method `op` with the keyword arguments the
@@ -52,14 +56,33 @@ impl NativeStore {
     ) -> PyResult<Bound<'py, PyAny>> {
         let args = convert::kwargs_to_json(kwargs)?;
         let store = self.store.as_ref();
-        let outcome =
-            py.detach(|| catch_unwind(AssertUnwindSafe(|| by_name::call(store, op, &args))));
-        match outcome {
+        match guarded(py, op, || by_name::call(store, op, &args)) {
             Ok(Ok(answer)) => convert::to_python(py, &answer),
             Ok(Err(error)) => Err(errors::call_error(py, error)),
-            Err(payload) => Err(panic_error(py, op, payload.as_ref())),
+            Err(panicked) => Err(panicked),
         }
     }
+}
+
+/// Runs `work` with the GIL released; a panic inside it is caught there and
+/// becomes `sqlite3.InternalError` naming `op`.
+///
+/// `AssertUnwindSafe`: after a panic the store's own locks recover from
+/// poisoning, and every write is one transaction that SQLite rolls back if
+/// it was not committed, so nothing half-done is observable.
+fn guarded<T: Send>(py: Python<'_>, op: &str, work: impl FnOnce() -> T + Send) -> PyResult<T> {
+    py.detach(|| catch_unwind(AssertUnwindSafe(work)))
+        .map_err(|payload| panic_error(py, op, payload.as_ref()))
+}
+
+/// A deliberate panic behind the same guard as every store call, so the
+/// binding's tests can show that a panic is an ordinary Python exception
+/// and the process lives on.
+#[pyfunction]
+pub fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    guarded(py, "_panic_for_tests", || -> () {
+        panic!("a deliberate panic (the binding's own test)")
+    })
 }
 
 fn open(path: &Path, read_only: bool) -> hermes_state::Result<Box<dyn SessionStore>> {
@@ -105,10 +128,4 @@ pub fn sanitize_title(
         }
     };
     SessionDb::sanitize_title(text).map_err(|error| errors::library_error(py, &error))
-}
-
-/// Keeps `CallError` named here so the by-name API's shape is checked.
-#[allow(dead_code)]
-fn _shape(error: CallError) -> CallError {
-    error
 }

@@ -19,14 +19,12 @@ from __future__ import annotations
 
 import inspect
 import os
-import sqlite3
-import typing
-from pathlib import Path
 
 from . import _native
 
-#: Methods the original declares ``@staticmethod``: no store is involved.
-STATIC_METHODS = frozenset({"sanitize_title"})
+#: The original's static methods, by name: they need no store, so the
+#: extension offers them as plain functions.
+STATIC_FUNCTIONS = {"sanitize_title": _native.sanitize_title}
 
 #: Methods whose answer the original returns as a tuple (JSON has only
 #: arrays, so the library answers a list).
@@ -48,18 +46,10 @@ class _Missing:
 
 MISSING = _Missing()
 
-# Names the parameter lists' annotations use, for evaluating them once.
-_ANNOTATION_NAMES: dict[str, object] = {
-    name: getattr(typing, name)
-    for name in ("Any", "Callable", "Dict", "List", "Optional", "Tuple", "Union")
-}
-_ANNOTATION_NAMES.update({"Path": Path, "sqlite3": sqlite3})
-
-
-def signature_of(name: str, parameters: str) -> inspect.Signature:
+def signature_of(name: str, parameters: str, is_static: bool = False) -> inspect.Signature:
     """The signature a parameter list describes (``self`` first, unless static)."""
-    head = parameters if name in STATIC_METHODS else ", ".join(p for p in ("self", parameters) if p)
-    namespace = dict(_ANNOTATION_NAMES)
+    head = parameters if is_static else ", ".join(p for p in ("self", parameters) if p)
+    namespace: dict = {}
     exec(f"def {name}({head}): pass", namespace)  # noqa: S102 - text from the extension
     return inspect.signature(namespace[name])
 
@@ -71,7 +61,7 @@ def path_argument(value):
     return os.fspath(value)
 
 
-def _source_of(name: str, signature: inspect.Signature) -> str:
+def _source_of(name: str, signature: inspect.Signature, is_static: bool) -> str:
     """The text of the fast function behind one method."""
     params, body = [], []
     keyword_only_started = False
@@ -98,8 +88,8 @@ def _source_of(name: str, signature: inspect.Signature) -> str:
             body.append(f"    if {pname} is not _MISSING: _kw[{pname!r}] = {value}")
     lines = [f"def {name}({', '.join(params)}):", "    _kw = {}"]
     lines += body
-    if name in STATIC_METHODS:
-        lines.append(f"    return _static_{name}(**_kw)")
+    if is_static:
+        lines.append("    return _static(**_kw)")
     elif name in TUPLE_ANSWERS:
         lines.append(f"    return tuple(self._native.call({name!r}, _kw))")
     else:
@@ -107,15 +97,15 @@ def _source_of(name: str, signature: inspect.Signature) -> str:
     return "\n".join(lines)
 
 
-def make_method(name: str, parameters: str, owner: str = "SessionDB"):
+def make_method(name: str, parameters: str, is_static: bool, owner: str = "SessionDB"):
     """One method of the original: a function (a ``staticmethod`` for static ones)."""
-    signature = signature_of(name, parameters)
+    signature = signature_of(name, parameters, is_static)
     namespace = {
         "_MISSING": MISSING,
         "_path": path_argument,
-        "_static_sanitize_title": _native.sanitize_title,
+        "_static": STATIC_FUNCTIONS.get(name, _no_static_function(name)),
     }
-    exec(_source_of(name, signature), namespace)  # noqa: S102 - built from the signature
+    exec(_source_of(name, signature, is_static), namespace)  # noqa: S102 - built from the signature
     function = namespace[name]
     function.__signature__ = signature
     function.__qualname__ = f"{owner}.{name}"
@@ -124,14 +114,21 @@ def make_method(name: str, parameters: str, owner: str = "SessionDB"):
         f"The original ``SessionDB.{name}``, answered by the hermes-state library.\n\n"
         "Arguments left out take the original's defaults (shown in the signature)."
     )
-    if name in STATIC_METHODS:
+    if is_static:
         return staticmethod(function)
     return function
 
 
+def _no_static_function(name: str):
+    def missing(**_kw):
+        raise AttributeError(f"type object 'SessionDB' has no attribute {name!r} in this build")
+
+    return missing
+
+
 def install_methods(cls, skip=frozenset()) -> None:
     """Adds every method of ``_native.SIGNATURES`` to ``cls`` (except ``skip``)."""
-    for name, parameters in _native.SIGNATURES:
+    for name, parameters, is_static in _native.SIGNATURES:
         if name in skip:
             continue
-        setattr(cls, name, make_method(name, parameters, cls.__name__))
+        setattr(cls, name, make_method(name, parameters, is_static, cls.__name__))

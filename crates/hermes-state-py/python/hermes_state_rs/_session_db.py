@@ -131,9 +131,7 @@ def _open_raw(path: Path, read_only: bool) -> sqlite3.Connection:
 
 _methods.install_methods(SessionDB, skip=_HAND_WRITTEN)
 
-for _name in _HAND_WRITTEN:
-    _method = getattr(SessionDB, _name)
-    _declared = dict(_native.SIGNATURES).get(_name)
-    if _declared is not None:
-        _method.__signature__ = _methods.signature_of(_name, _declared)
-del _name, _method, _declared
+# The hand-written methods show the original's signatures too.
+for _name, _parameters, _is_static in _native.SIGNATURES:
+    if _name in _HAND_WRITTEN:
+        getattr(SessionDB, _name).__signature__ = _methods.signature_of(_name, _parameters)
