@@ -29,6 +29,7 @@ pub fn kwargs_to_json(kwargs: &Bound<'_, PyDict>) -> PyResult<Map<String, Value>
             .map_err(|_| PyTypeError::new_err("keywords must be strings"))?
             .to_string_lossy()
             .into_owned();
+        // (A keyword is an identifier: it never holds a lone surrogate.)
         map.insert(name, to_json(&value, 0)?);
     }
     Ok(map)
@@ -49,7 +50,7 @@ pub fn to_json(value: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         return Ok(Value::Bool(flag.is_true()));
     }
     if let Ok(text) = value.cast::<PyString>() {
-        return Ok(Value::String(text.to_string_lossy().into_owned()));
+        return Ok(Value::String(scrubbed(text)?));
     }
     if let Ok(integer) = value.cast::<PyInt>() {
         return integer_to_json(integer);
@@ -89,6 +90,25 @@ pub fn to_json(value: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     )))
 }
 
+/// A `str` as Rust text, each lone surrogate (U+D800–U+DFFF, which UTF-8
+/// cannot hold) replaced by one U+FFFD, as the original scrubs the text it
+/// stores (`api.md` §0.4). Only such text takes the slow path: its code
+/// points, read as UTF-32 with the surrogates passed through.
+fn scrubbed(text: &Bound<'_, PyString>) -> PyResult<String> {
+    if let Ok(valid) = text.to_str() {
+        return Ok(valid.to_owned());
+    }
+    let units = text.call_method1("encode", ("utf-32-le", "surrogatepass"))?;
+    let bytes = units.cast::<pyo3::types::PyBytes>()?.as_bytes();
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|unit| {
+            let code = u32::from_le_bytes([unit[0], unit[1], unit[2], unit[3]]);
+            char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
+        })
+        .collect())
+}
+
 /// An `int` as JSON: any value of `i64` or `u64`. Larger ones are refused
 /// with `OverflowError`, as `sqlite3` refuses to bind them (JSON text could
 /// hold them, the library's values cannot).
@@ -126,7 +146,7 @@ fn float_to_json(float: f64) -> PyResult<Value> {
 /// as `true`/`false`/`null`, numbers as their JSON text.
 fn dict_key(key: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(text) = key.cast::<PyString>() {
-        return Ok(text.to_string_lossy().into_owned());
+        return scrubbed(text);
     }
     if key.is_none() {
         return Ok("null".to_owned());

@@ -19,6 +19,11 @@ use pyo3::prelude::*;
 #[pyo3(name = "_native")]
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // Inside the agent this stands in for the original's default
+    // installation, which has no CJK tokenizer: unless HERMES_CJK_FTS asks
+    // for it, stores are created without the CJK index, so `db._conn` and
+    // original processes can write messages to them (docs/PYTHON.md).
+    hermes_state_sqlite::connection::set_cjk_default(false);
     m.add_class::<store::NativeStore>()?;
     m.add_function(wrap_pyfunction!(store::sanitize_title, m)?)?;
     m.add_function(wrap_pyfunction!(store::_panic_for_tests, m)?)?;

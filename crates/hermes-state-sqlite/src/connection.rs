@@ -3,6 +3,7 @@
 //! foreign keys.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
@@ -83,12 +84,29 @@ pub fn register_tokenizers(conn: &Connection) {
 /// The environment variable that switches the CJK tokenizer off.
 pub const CJK_SWITCH_ENV: &str = "HERMES_CJK_FTS";
 
+/// What an unset `HERMES_CJK_FTS` means in this process: enabled unless a
+/// host said otherwise with [`set_cjk_default`].
+static CJK_DEFAULT: AtomicBool = AtomicBool::new(true);
+
+/// Sets what an unset `HERMES_CJK_FTS` means for every connection this
+/// process opens from now on (an explicit value always wins).
+///
+/// The Python binding passes `false`: inside the agent it stands in for the
+/// original's default installation, which has no `cjk_unicode61` library,
+/// so that the stores it creates stay writable by the agent's plain
+/// `sqlite3` connections (`db._conn`) and by original processes
+/// (docs/PYTHON.md). The command line and Rust callers keep the default.
+pub fn set_cjk_default(enabled: bool) {
+    CJK_DEFAULT.store(enabled, Ordering::Relaxed);
+}
+
 /// Whether the CJK tokenizer is enabled: `HERMES_CJK_FTS`, trimmed and
-/// lower-cased, is not one of `0`, `false`, `off`, `no`.
+/// lower-cased, is not one of `0`, `false`, `off`, `no`; unset, the
+/// process default ([`set_cjk_default`], normally enabled).
 pub fn cjk_enabled() -> bool {
     match std::env::var(CJK_SWITCH_ENV) {
         Ok(value) => !cjk_switched_off(&value),
-        Err(_) => true,
+        Err(_) => CJK_DEFAULT.load(Ordering::Relaxed),
     }
 }
 
