@@ -40,6 +40,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "FTS_CJK_STALE_KEY",
         hermes_state_sqlite::names::CJK_STALE_KEY,
     )?;
+    m.add("SCHEMA_SQL", schema_sql())?;
     let signatures = by_name::SIGNATURES
         .iter()
         .map(|signature| {
@@ -48,4 +49,18 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         .collect::<PyResult<Vec<_>>>()?;
     m.add("SIGNATURES", signatures)?;
     Ok(())
+}
+
+/// The main schema script of a v23 store: its tables and their indexes, as
+/// one script (the original's module offers it as `SCHEMA_SQL`; its tests
+/// build stores with `executescript`). The FTS objects are not part of it.
+fn schema_sql() -> String {
+    let tables = hermes_state_schema::ddl::TABLES.iter().map(|(_, ddl)| *ddl);
+    let indexes = hermes_state_schema::ddl::MAIN_INDEXES.iter().copied();
+    let mut script = String::new();
+    for statement in tables.chain(indexes) {
+        script.push_str(statement);
+        script.push_str(";\n");
+    }
+    script
 }

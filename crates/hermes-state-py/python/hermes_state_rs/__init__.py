@@ -27,6 +27,11 @@ from ._init_error import format_session_db_unavailable, get_last_init_error
 from ._init_error import set_last_init_error as _set_last_init_error
 from ._paths import get_hermes_home
 from ._session_db import SessionDB
+from ._sqlite_helpers import (
+    apply_wal_with_fallback,
+    is_sqlite_wal_reset_vulnerable,
+    sqlite_source_id,
+)
 
 #: The schema version of the files this store writes.
 SCHEMA_VERSION: int = _native.SCHEMA_VERSION
@@ -36,6 +41,8 @@ FTS_STORAGE_VERSION: int = _native.FTS_STORAGE_VERSION
 MAX_FTS5_QUERY_CHARS: int = _native.MAX_FTS5_QUERY_CHARS
 #: The ``state_meta`` key that marks the CJK index as needing a rebuild.
 FTS_CJK_STALE_KEY: str = _native.FTS_CJK_STALE_KEY
+#: The main schema script of a v23 store (its tables and their indexes).
+SCHEMA_SQL: str = _native.SCHEMA_SQL
 #: The default store, ``$HERMES_HOME/state.db`` (else ``~/.hermes/state.db``),
 #: read when this module is imported, as the original's. Assign to it to
 #: change where ``SessionDB()`` without a path opens.
@@ -67,11 +74,15 @@ __all__ = [
     "FTS_CJK_STALE_KEY",
     "FTS_STORAGE_VERSION",
     "MAX_FTS5_QUERY_CHARS",
+    "SCHEMA_SQL",
     "SCHEMA_VERSION",
+    "apply_wal_with_fallback",
     "SessionDB",
     "format_session_db_unavailable",
     "get_hermes_home",
     "get_last_init_error",
     "install",
+    "is_sqlite_wal_reset_vulnerable",
+    "sqlite_source_id",
     "workspace_key",
 ]
