@@ -86,11 +86,15 @@ pub fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
 }
 
 fn open(path: &Path, read_only: bool) -> hermes_state::Result<Box<dyn SessionStore>> {
-    let db = if read_only {
-        SessionDb::open_read_only(path)?
-    } else {
-        SessionDb::open(path)?
-    };
+    if read_only {
+        return Ok(Box::new(SessionDb::open_read_only(path)?));
+    }
+    let db = SessionDb::open(path)?;
+    // The original's writable open runs the whole open algorithm (upgrade,
+    // repairs, FTS set-up) before its constructor returns (`api.md` §1), and
+    // its callers read the file through `db._conn` right after: the library
+    // would wait for the first write, so the binding asks for it now.
+    db.migrate()?;
     Ok(Box::new(db))
 }
 

@@ -27,7 +27,9 @@ from ._init_error import format_session_db_unavailable, get_last_init_error
 from ._init_error import set_last_init_error as _set_last_init_error
 from ._paths import get_hermes_home
 from ._session_db import SessionDB
-from ._sqlite_helpers import (
+from ._sqlite_helpers import (  # noqa: F401 - the two sets: compatibility names
+    _wal_fallback_warned_paths,
+    _wal_reset_bug_warned_paths,
     apply_wal_with_fallback,
     is_sqlite_wal_reset_vulnerable,
     sqlite_source_id,

@@ -23,8 +23,12 @@ logger = logging.getLogger("hermes_state")
 # WAL" (NFS, SMB, some FUSE mounts), as opposed to a real failure.
 _NO_WAL_HERE = ("locking protocol", "not authorized")
 
+# The labels already warned about, per kind of warning (one warning per
+# database per process). The names are the original module's: its tests
+# clear them between tests.
 _warned_lock = threading.Lock()
-_warned: set[tuple[str, str]] = set()
+_wal_fallback_warned_paths: set[str] = set()
+_wal_reset_bug_warned_paths: set[str] = set()
 
 
 def is_sqlite_wal_reset_vulnerable(version_info: tuple | None = None) -> bool:
@@ -67,7 +71,7 @@ def apply_wal_with_fallback(conn: sqlite3.Connection, *, db_label: str = "state.
     current = _journal_mode(conn)
     if is_sqlite_wal_reset_vulnerable():
         if current == "wal":
-            _warn_once(db_label, "wal-reset", "SQLite %s has the WAL-reset bug; "
+            _warn_once(db_label, _wal_reset_bug_warned_paths, "SQLite %s has the WAL-reset bug; "
                        "the file is in WAL mode already and is left so" % sqlite3.sqlite_version)
             _macos_durability(conn)
             return "wal"
@@ -75,7 +79,7 @@ def apply_wal_with_fallback(conn: sqlite3.Connection, *, db_label: str = "state.
             conn.execute("PRAGMA journal_mode=DELETE")
         except sqlite3.OperationalError:
             pass
-        _warn_once(db_label, "wal-reset", "SQLite %s has the WAL-reset bug; using "
+        _warn_once(db_label, _wal_reset_bug_warned_paths, "SQLite %s has the WAL-reset bug; using "
                    "journal_mode=DELETE (upgrade SQLite to 3.51.3+)" % sqlite3.sqlite_version)
         return "delete"
     if current == "wal":
@@ -88,7 +92,7 @@ def apply_wal_with_fallback(conn: sqlite3.Connection, *, db_label: str = "state.
             raise
         if _journal_mode(conn) == "wal":
             raise
-        _warn_once(db_label, "no-wal", f"WAL is not available on this file system ({exc}); "
+        _warn_once(db_label, _wal_fallback_warned_paths, f"WAL is not available on this file system ({exc}); "
                    "using journal_mode=DELETE")
         conn.execute("PRAGMA journal_mode=DELETE")
         return "delete"
@@ -118,9 +122,9 @@ def _macos_durability(conn: sqlite3.Connection) -> None:
             pass
 
 
-def _warn_once(db_label: str, what: str, message: str) -> None:
+def _warn_once(db_label: str, warned: set, message: str) -> None:
     with _warned_lock:
-        if (db_label, what) in _warned:
+        if db_label in warned:
             return
-        _warned.add((db_label, what))
+        warned.add(db_label)
     logger.warning("%s: %s", db_label, message)
