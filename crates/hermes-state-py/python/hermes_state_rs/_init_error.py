@@ -39,7 +39,7 @@ def format_session_db_unavailable(prefix: str = "Session database not available"
     hint = ""
     if any(marker in cause.lower() for marker in _NETWORK_FS_MARKERS):
         hint = (
-            " (is state.db on a network file system? SQLite's WAL mode needs local"
-            " locks: https://www.sqlite.org/wal.html)"
+            " (state.db may be on a network file system such as NFS/SMB/FUSE,"
+            " where SQLite's WAL mode does not work: https://www.sqlite.org/wal.html)"
         )
     return f"{prefix}: {cause}{hint}."

@@ -17,7 +17,15 @@ fn the_bindings_own_pytest_suite_passes() {
     let workdir = tempfile::tempdir_in(&environment.scratch).expect("a scratch folder");
     let output = run(
         Command::new(&environment.python)
-            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts="])
+            .args([
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-o",
+                "addopts=",
+            ])
             .arg(crate_dir().join("tests").join("pytest"))
             // Run from elsewhere, so that `import hermes_state_rs` is the
             // installed wheel, never the source folder.

@@ -29,7 +29,11 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "delete_session" => {
             args.only(&["session_id", "sessions_dir"])?;
-            Ok(json(db.delete_session(args.str("session_id")?)?))
+            let dir = sessions_dir(args)?;
+            Ok(json(db.delete_session_with(
+                args.str("session_id")?,
+                dir.as_deref(),
+            )?))
         }
         "delete_session_if_empty" => {
             args.only(&["session_id", "sessions_dir"])?;
@@ -37,8 +41,9 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "delete_sessions" => {
             args.only(&["session_ids", "sessions_dir"])?;
-            let ids = args.opt_strings("session_ids")?.unwrap_or_default();
-            Ok(json(db.delete_sessions(&borrowed(&ids), None::<&Path>)?))
+            let ids = session_ids(args)?;
+            let dir = sessions_dir(args)?;
+            Ok(json(db.delete_sessions(&borrowed(&ids), dir.as_deref())?))
         }
         "count_empty_sessions" => {
             args.only(&[])?;
@@ -50,7 +55,8 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "prune_empty_ghost_sessions" => {
             args.only(&["sessions_dir"])?;
-            Ok(json(db.prune_empty_ghost_sessions(None)?))
+            let dir = sessions_dir(args)?;
+            Ok(json(db.prune_empty_ghost_sessions(dir.as_deref())?))
         }
         "maybe_auto_prune_and_vacuum" => {
             args.only(&[
@@ -63,7 +69,7 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 retention_days: args.f64_or("retention_days", 90.0)?,
                 min_interval_hours: args.f64_or("min_interval_hours", 24.0)?,
                 vacuum: args.bool_or("vacuum", true),
-                sessions_dir: None,
+                sessions_dir: sessions_dir(args)?,
             };
             Ok(json(db.maybe_auto_prune_and_vacuum(&options)))
         }

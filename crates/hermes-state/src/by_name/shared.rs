@@ -1,7 +1,7 @@
 //! What every section shares: the original's keyword lists, readers of
 //! its composite arguments, and the conversions of answers.
 
-pub(super) use std::path::Path;
+pub(super) use std::path::PathBuf;
 
 pub(super) use hermes_state_types::dynamic::{
     content_from_json, new_message_from_dict, python_float,
@@ -160,8 +160,31 @@ pub(super) fn prune_options(args: &Args<'_>, default_age: Option<f64>) -> Call<P
         older_than_days,
         source: owned(args.opt_str("source")?),
         filters,
+        sessions_dir: sessions_dir(args)?,
         ..PruneOptions::default()
     })
+}
+
+/// The transcript folder a cleanup removes files from (`sessions_dir`, a
+/// path as text; absent or `None`: no files are touched).
+pub(super) fn sessions_dir(args: &Args<'_>) -> Call<Option<PathBuf>> {
+    Ok(args.opt_str("sessions_dir")?.map(PathBuf::from))
+}
+
+/// `delete_sessions`' ids: the strings of the list; other entries are
+/// ignored, as the original ignores them (`api.md` §11.6).
+pub(super) fn session_ids(args: &Args<'_>) -> Call<Vec<String>> {
+    match args.present("session_ids") {
+        None => Ok(Vec::new()),
+        Some(Value::Array(items)) => Ok(items
+            .iter()
+            .filter_map(|item| item.as_str().map(str::to_owned))
+            .collect()),
+        Some(other) => Err(CallError::type_error(format!(
+            "{} object is not iterable",
+            python_type(other)
+        ))),
+    }
 }
 
 /// A list of message dicts, read as the original reads each one.

@@ -1,0 +1,125 @@
+//! The original's own store tests, from the `hermes-agent` 0.19.0 source
+//! distribution on PyPI, run against this package.
+//!
+//! The sdist is downloaded at test time (kept in `target/tmp` for later
+//! runs) and nothing of it is committed. Its three store test files run
+//! with `tests/original/conftest.py`, which makes `import hermes_state`
+//! this package and marks the tests of
+//! `tests/original-0.19.0-expected-failures.txt` as strict expected
+//! failures: any other failure, and any listed test that passes, fails
+//! this test.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::environment::{Environment, crate_dir, prepared};
+use super::process::run;
+
+/// The release whose tests run (it writes schema 22, one below ours).
+const RELEASE: &str = "hermes-agent==0.19.0";
+/// Its sdist's file and top folder.
+const SDIST: &str = "hermes_agent-0.19.0.tar.gz";
+const SDIST_ROOT: &str = "hermes_agent-0.19.0";
+/// The store's test files in it.
+const TEST_FILES: [&str; 3] = [
+    "tests/test_hermes_state.py",
+    "tests/test_hermes_state_compression_locks.py",
+    "tests/test_hermes_state_wal_fallback.py",
+];
+/// Set to `1` where there is no network: the suite is then skipped (and
+/// says so) instead of failing on the download.
+const OFFLINE_VAR: &str = "HERMES_STATE_OFFLINE";
+
+#[test]
+fn the_originals_store_tests_pass_except_the_listed_ones() {
+    let environment = match prepared() {
+        Ok(environment) => environment,
+        Err(reason) => {
+            println!("skipped: {reason} (the original's suite needs it)");
+            return;
+        }
+    };
+    let cache = environment.scratch.join("original-0.19.0");
+    let sdist = cache.join(SDIST);
+    if !sdist.exists() {
+        if std::env::var(OFFLINE_VAR).is_ok_and(|value| value == "1") {
+            println!("skipped: {OFFLINE_VAR}=1 and the {RELEASE} sdist is not downloaded yet");
+            return;
+        }
+        download(environment, &cache);
+    }
+    let workdir = tempfile::tempdir_in(&environment.scratch).expect("a scratch folder");
+    extract(environment, &sdist, workdir.path());
+    std::fs::copy(
+        crate_dir().join("tests/original/conftest.py"),
+        workdir.path().join("conftest.py"),
+    )
+    .expect("the conftest is copied");
+
+    let expected = crate_dir().join("tests/original-0.19.0-expected-failures.txt");
+    let output = Command::new(&environment.python)
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=",
+        ])
+        .args(["-rfEX", "--tb=short"])
+        .args(TEST_FILES)
+        .current_dir(workdir.path())
+        .env("HERMES_STATE_EXPECTED_FAILURES", &expected)
+        .env_remove("HERMES_CJK_FTS")
+        .output()
+        .expect("pytest starts");
+    let report = String::from_utf8_lossy(&output.stdout);
+    let summary = report.lines().last().unwrap_or_default();
+    println!("{RELEASE} store tests against hermes_state_rs: {summary}");
+    assert!(
+        output.status.success(),
+        "the original's tests failed beyond the expected failures \
+         ({}):\n{report}\n{}",
+        expected.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// `pip download` of the sdist (sources only, no dependencies).
+fn download(environment: &Environment, cache: &Path) {
+    std::fs::create_dir_all(cache).expect("the download folder is made");
+    run(
+        Command::new(&environment.python)
+            .args(["-m", "pip", "download", "-q", "--disable-pip-version-check"])
+            .args(["--no-deps", "--no-binary", ":all:", RELEASE, "-d"])
+            .arg(cache),
+        &format!("downloading the {RELEASE} sdist from PyPI (offline? set {OFFLINE_VAR}=1)"),
+    );
+}
+
+/// The test files (only those) into `workdir/tests/`, with Python's own
+/// `tarfile` (its `data` filter refuses paths leaving the folder).
+fn extract(environment: &Environment, sdist: &Path, workdir: &Path) {
+    let members = TEST_FILES
+        .iter()
+        .map(|file| format!("'{SDIST_ROOT}/{file}'"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let script = format!(
+        "import sys, tarfile\n\
+         with tarfile.open(sys.argv[1]) as sdist:\n\
+         \x20   for name in [{members}]:\n\
+         \x20       member = sdist.getmember(name)\n\
+         \x20       member.name = name.split('/', 1)[1]\n\
+         \x20       sdist.extract(member, sys.argv[2], filter='data')\n"
+    );
+    run(
+        Command::new(&environment.python)
+            .arg("-c")
+            .arg(script)
+            .arg(sdist)
+            .arg(workdir),
+        "extracting the store tests from the sdist",
+    );
+}
