@@ -133,3 +133,18 @@ pub fn sanitize_title(
     };
     SessionDb::sanitize_title(text).map_err(|error| errors::library_error(py, &error))
 }
+
+/// The library's FTS5 query sanitizer (`api.md` §7), which the original
+/// offers as the private static `SessionDB._sanitize_fts5_query`; callers
+/// and its tests use it.
+#[pyfunction]
+pub fn sanitize_fts5_query(query: &str) -> String {
+    hermes_state_query::sanitize::sanitize_fts5_query(query)
+}
+
+/// Whether `text` holds a character search routes as CJK (`api.md` §8.4),
+/// the original's private static `SessionDB._contains_cjk`.
+#[pyfunction]
+pub fn contains_cjk(text: &str) -> bool {
+    text.chars().any(hermes_state_query::search::is_router_cjk)
+}

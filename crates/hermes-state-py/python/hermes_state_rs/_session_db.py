@@ -33,6 +33,9 @@ class SessionDB:
         self.read_only = read_only
         self._raw_conn = None
         self._raw_lock = threading.Lock()
+        # The original's callers hold `db._lock` around their own use of
+        # `db._conn`; close() takes it too, so it waits for such a use.
+        self._lock = threading.Lock()
         self._closed = False
         try:
             self._native = _native.NativeStore(os.fspath(self.db_path), bool(read_only))
@@ -70,6 +73,13 @@ class SessionDB:
     def _conn(self, value) -> None:
         self._raw_conn = value
 
+    # -- Private helpers of the original that its callers use --------------
+
+    #: The FTS5 query sanitizer search applies (``api.md`` §7).
+    _sanitize_fts5_query = staticmethod(_native.sanitize_fts5_query)
+    #: Whether a text holds a character search routes as CJK (``api.md`` §8.4).
+    _contains_cjk = staticmethod(_native.contains_cjk)
+
     # -- Hand-written methods -------------------------------------------------
 
     def close(self) -> None:
@@ -78,7 +88,7 @@ class SessionDB:
         Any other call afterwards raises ``AttributeError``, as the
         original's (its connection is gone).
         """
-        with self._raw_lock:
+        with self._lock, self._raw_lock:
             raw, self._raw_conn = self._raw_conn, None
             self._closed = True
         if raw is not None:

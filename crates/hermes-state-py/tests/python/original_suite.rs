@@ -26,6 +26,10 @@ const TEST_FILES: [&str; 3] = [
     "tests/test_hermes_state_compression_locks.py",
     "tests/test_hermes_state_wal_fallback.py",
 ];
+/// What else of the sdist the tests import (two of them build their
+/// messages with the agent's own helpers): the agent's `agent` and `tools`
+/// packages and two modules they import. Never its `hermes_state.py`.
+const SUPPORT: [&str; 4] = ["agent/", "tools/", "hermes_constants.py", "utils.py"];
 /// Set to `1` where there is no network: the suite is then skipped (and
 /// says so) instead of failing on the download.
 const OFFLINE_VAR: &str = "HERMES_STATE_OFFLINE";
@@ -98,21 +102,26 @@ fn download(environment: &Environment, cache: &Path) {
     );
 }
 
-/// The test files (only those) into `workdir/tests/`, with Python's own
-/// `tarfile` (its `data` filter refuses paths leaving the folder).
+/// The test files and their support (only those) into `workdir`, with
+/// Python's own `tarfile` (its `data` filter refuses paths leaving the
+/// folder).
 fn extract(environment: &Environment, sdist: &Path, workdir: &Path) {
-    let members = TEST_FILES
+    let wanted = TEST_FILES
         .iter()
-        .map(|file| format!("'{SDIST_ROOT}/{file}'"))
+        .chain(SUPPORT.iter())
+        .map(|path| format!("'{SDIST_ROOT}/{path}'"))
         .collect::<Vec<_>>()
         .join(", ");
     let script = format!(
         "import sys, tarfile\n\
+         wanted = [{wanted}]\n\
          with tarfile.open(sys.argv[1]) as sdist:\n\
-         \x20   for name in [{members}]:\n\
-         \x20       member = sdist.getmember(name)\n\
-         \x20       member.name = name.split('/', 1)[1]\n\
-         \x20       sdist.extract(member, sys.argv[2], filter='data')\n"
+         \x20   members = [m for m in sdist.getmembers()\n\
+         \x20              if any(m.name == w or (w.endswith('/') and m.name.startswith(w)) for w in wanted)]\n\
+         \x20   for member in members:\n\
+         \x20       member.name = member.name.split('/', 1)[1]\n\
+         \x20   assert len(members) > len(wanted), 'the sdist lacks files the tests need'\n\
+         \x20   sdist.extractall(sys.argv[2], members=members, filter='data')\n"
     );
     run(
         Command::new(&environment.python)
@@ -120,6 +129,6 @@ fn extract(environment: &Environment, sdist: &Path, workdir: &Path) {
             .arg(script)
             .arg(sdist)
             .arg(workdir),
-        "extracting the store tests from the sdist",
+        "extracting the store tests and their support from the sdist",
     );
 }
