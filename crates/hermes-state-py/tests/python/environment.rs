@@ -24,8 +24,6 @@ pub const PINNED_TOOLS: [&str; 2] = ["maturin==1.16.0", "pytest==9.2.0"];
 /// A ready environment.
 #[derive(Debug)]
 pub struct Environment {
-    /// The virtual environment's folder.
-    pub venv: PathBuf,
     /// The environment's `python`.
     pub python: PathBuf,
     /// A folder for the tests' own scratch files.
@@ -123,7 +121,6 @@ fn prepare() -> Result<Environment, String> {
     std::fs::create_dir_all(&scratch).expect("the scratch folder is made");
     Ok(Environment {
         python: venv_bin(&venv, "python"),
-        venv,
         scratch,
     })
 }
