@@ -12,7 +12,7 @@ from . import _init_error, _methods, _native
 
 # Methods written by hand below (they do something on the Python side as
 # well); every other method of the original is generated from its signature.
-_HAND_WRITTEN = frozenset({"close", "set_meta"})
+_HAND_WRITTEN = frozenset({"close", "set_meta", "optimize_fts_storage"})
 
 
 class SessionDB:
@@ -113,6 +113,14 @@ class SessionDB:
             )
             return None
         return self._native.call("set_meta", {"key": key, "value": value})
+
+    def optimize_fts_storage(self, *, progress_cb=None, vacuum: bool = True):
+        """Converts the FTS indexes to the v23 storage layout (resumable).
+
+        ``progress_cb`` is accepted and not called: a Python callable cannot
+        cross into the library's call by name. The answer is the report.
+        """
+        return self._native.call("optimize_fts_storage", {"vacuum": vacuum})
 
 
 def _default_db_path() -> Path:
