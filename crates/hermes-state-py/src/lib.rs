@@ -3,7 +3,7 @@
 //! The Python package `hermes_state_rs` (in `python/`) builds the original's
 //! `SessionDB` class on top of it: one method per method of the original,
 //! with its signature, each passing the arguments its caller gave to
-//! [`NativeStore`]'s `call` under the method's name. This crate only
+//! `NativeStore`'s `call` under the method's name. This crate only
 //! converts values and errors at that boundary; what a call means is the
 //! library's (`hermes_state::by_name`). `docs/PYTHON.md` is the user's guide.
 
