@@ -64,18 +64,10 @@ pub fn to_json(value: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         )));
     }
     if let Ok(list) = value.cast::<PyList>() {
-        return list
-            .iter()
-            .map(|item| to_json(&item, depth + 1))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::Array);
+        return array(list.iter(), depth);
     }
     if let Ok(tuple) = value.cast::<PyTuple>() {
-        return tuple
-            .iter()
-            .map(|item| to_json(&item, depth + 1))
-            .collect::<PyResult<Vec<_>>>()
-            .map(Value::Array);
+        return array(tuple.iter(), depth);
     }
     if let Ok(dict) = value.cast::<PyDict>() {
         let mut map = Map::with_capacity(dict.len());
@@ -107,6 +99,14 @@ fn scrubbed(text: &Bound<'_, PyString>) -> PyResult<String> {
             char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
         })
         .collect())
+}
+
+/// A list or tuple as a JSON array.
+fn array<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) -> PyResult<Value> {
+    items
+        .map(|item| to_json(&item, depth + 1))
+        .collect::<PyResult<Vec<_>>>()
+        .map(Value::Array)
 }
 
 /// An `int` as JSON: any value of `i64` or `u64`. Larger ones are refused

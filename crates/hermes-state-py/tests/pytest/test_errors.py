@@ -48,30 +48,14 @@ def test_a_file_that_is_not_a_database_is_a_database_error(tmp_path):
         SessionDB(path)
 
 
-def _hold_write_lock(db_path):
-    """Another process holding the write lock (SQLite's locks are per
-    process: a second SQLite library in this process would not be seen)."""
-    import subprocess
-    import sys
-
-    code = (
-        "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
-        "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()"
-    )
-    holder = subprocess.Popen([sys.executable, "-c", code, str(db_path)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "held"
-    return holder
-
-
-def test_a_lock_held_too_long_is_database_is_locked(db, db_path):
+def test_a_lock_held_too_long_is_database_is_locked(db, db_path, hold_write_lock):
     db.create_session("s", "cli")
-    holder = _hold_write_lock(db_path)
+    release = hold_write_lock(db_path)
     try:
         with pytest.raises(sqlite3.OperationalError, match="locked"):
             db.append_message("s", "user", "blocked")
     finally:
-        holder.communicate("")
+        release()
     assert db.append_message("s", "user", "free") > 0
 
 

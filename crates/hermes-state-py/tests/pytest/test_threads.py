@@ -1,27 +1,14 @@
 """One SessionDB shared by many threads, as the gateway shares it."""
 
-import subprocess
-import sys
 import threading
 import time
 
 from hermes_state_rs import SessionDB
 
 
-def _hold_write_lock(db_path):
-    code = (
-        "import sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); "
-        "c.execute('BEGIN IMMEDIATE'); print('held', flush=True); sys.stdin.read()"
-    )
-    holder = subprocess.Popen([sys.executable, "-c", code, str(db_path)],
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert holder.stdout.readline().strip() == "held"
-    return holder
-
-
-def test_the_gil_is_released_while_a_call_waits_for_the_write_lock(db, db_path):
+def test_the_gil_is_released_while_a_call_waits_for_the_write_lock(db, db_path, hold_write_lock):
     db.create_session("s", "cli")
-    holder = _hold_write_lock(db_path)
+    release = hold_write_lock(db_path)
     done = threading.Event()
     errors = []
 
@@ -40,7 +27,7 @@ def test_the_gil_is_released_while_a_call_waits_for_the_write_lock(db, db_path):
     while time.monotonic() < deadline:
         ticks += 1
     waiting_meanwhile = not done.is_set()
-    holder.communicate("")  # let the write through
+    release()  # let the write through
     worker.join(30)
     assert errors == []
     assert done.is_set()

@@ -45,6 +45,29 @@ pub fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+impl Environment {
+    /// `python -m pytest` of the environment, run in `workdir` (never the
+    /// crate's folder, so `import hermes_state_rs` is the installed wheel),
+    /// quiet, without a cache folder or the user's options, and without a
+    /// `HERMES_CJK_FTS` of the caller's.
+    pub fn pytest(&self, workdir: &Path) -> Command {
+        let mut command = Command::new(&self.python);
+        command
+            .args([
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-o",
+                "addopts=",
+            ])
+            .current_dir(workdir)
+            .env_remove("HERMES_CJK_FTS");
+        command
+    }
+}
+
 fn prepare() -> Result<Environment, String> {
     let python3 = std::env::var("HERMES_STATE_PYTHON").unwrap_or_else(|_| "python3".to_owned());
     match Command::new(&python3).arg("--version").output() {

@@ -61,21 +61,11 @@ fn the_originals_store_tests_pass_except_the_listed_ones() {
     .expect("the conftest is copied");
 
     let expected = crate_dir().join("tests/original-0.19.0-expected-failures.txt");
-    let output = Command::new(&environment.python)
-        .args([
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-o",
-            "addopts=",
-        ])
+    let output = environment
+        .pytest(workdir.path())
         .args(["-rfEX", "--tb=short"])
         .args(TEST_FILES)
-        .current_dir(workdir.path())
         .env("HERMES_STATE_EXPECTED_FAILURES", &expected)
-        .env_remove("HERMES_CJK_FTS")
         .output()
         .expect("pytest starts");
     let report = String::from_utf8_lossy(&output.stdout);

@@ -1,7 +1,5 @@
 //! The binding's own pytest suite (`tests/pytest/`).
 
-use std::process::Command;
-
 use super::environment::{crate_dir, prepared};
 use super::process::run;
 
@@ -16,21 +14,9 @@ fn the_bindings_own_pytest_suite_passes() {
     };
     let workdir = tempfile::tempdir_in(&environment.scratch).expect("a scratch folder");
     let output = run(
-        Command::new(&environment.python)
-            .args([
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                "-o",
-                "addopts=",
-            ])
+        environment
+            .pytest(workdir.path())
             .arg(crate_dir().join("tests").join("pytest"))
-            // Run from elsewhere, so that `import hermes_state_rs` is the
-            // installed wheel, never the source folder.
-            .current_dir(workdir.path())
-            .env_remove("HERMES_CJK_FTS")
             .env("HERMES_HOME", workdir.path().join("hermes-home")),
         "the binding's pytest suite",
     );
