@@ -30,6 +30,12 @@ impl std::str::FromStr for LocationText {
     }
 }
 
+impl From<&str> for LocationText {
+    fn from(text: &str) -> LocationText {
+        LocationText(text.to_owned())
+    }
+}
+
 impl std::fmt::Debug for LocationText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("LocationText(not shown)")
