@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use hermes_state_schema::malformed::{self, MalformedRepairReport};
 use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect};
 use hermes_state_sqlite::writer_queue::WriterQueue;
-use hermes_state_sqlite::{SqliteError, retry};
+use hermes_state_sqlite::{SqliteError, retry, sqlite_error_kind};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 
@@ -284,6 +284,18 @@ impl SessionDb {
                         });
                     }
                 }
+            }
+            // The open algorithm retried its lock errors already: a lock
+            // error here is a spent budget, named as one so that the write
+            // path does not spend it again (15 × 15 attempts).
+            Err(SchemaError::Sqlite(SqliteError { source, .. }))
+                if sqlite_error_kind(&source) == ErrorKind::Busy =>
+            {
+                return Err(Error::Busy {
+                    context: "opening the store for writing".to_owned(),
+                    attempts: retry::MAX_ATTEMPTS,
+                    source,
+                });
             }
             other => other?,
         };
@@ -631,6 +643,9 @@ impl SessionDb {
             attempt += 1;
             match self.write_in_batch(&mut op) {
                 Ok(value) => return Ok(value),
+                // A budget spent below (opening the writable connection) is
+                // not spent again.
+                Err(error @ Error::Busy { .. }) => return Err(error),
                 Err(error) if error.kind() == ErrorKind::Busy => {
                     if attempt >= retry::MAX_ATTEMPTS {
                         return Err(give_up(what, attempt, error));
