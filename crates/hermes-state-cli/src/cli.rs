@@ -88,6 +88,11 @@ pub struct Cli {
     #[arg(long, global = true)]
     pub utc: bool,
 
+    /// Write to a store that was moved elsewhere (`migrate-to`) all the same;
+    /// without it, writing commands refuse such a store, so two copies do not drift apart
+    #[arg(long, global = true)]
+    pub write_moved: bool,
+
     /// Which source the session argument `latest` means the newest session of
     #[arg(long, global = true, value_name = "SOURCE")]
     pub latest_source: Option<String>,

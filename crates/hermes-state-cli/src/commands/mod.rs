@@ -92,6 +92,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         read_only: cli.read_only,
         out,
         command,
+        write_moved: cli.write_moved,
     };
     crate::session_arg::resolve_command(&ctx, &mut cli.command, cli.latest_source.as_deref())?;
     match cli.command {
