@@ -593,9 +593,16 @@ impl SessionDb {
         if self.writer_mode.load(Ordering::SeqCst) != NO_WRITER {
             return Ok(Vec::new());
         }
-        self.pooled_read(
-            |reader| Ok(hermes_state_query::compat::adapt(&reader.conn)?.limitations()),
-        )
+        let mut notes = self.pooled_read(|reader| {
+            Ok(hermes_state_query::compat::adapt(&reader.conn)?.limitations())
+        })?;
+        if hermes_state_sqlite::connection::is_read_as_immutable(&self.path) {
+            notes.push(
+                "read as an unchanging file: its folder cannot be written (read-only media, or another user's folder), so what another process writes meanwhile is not seen"
+                    .to_owned(),
+            );
+        }
+        Ok(notes)
     }
 
     /// The writable connection's slot; taken only in the caller's turn at
