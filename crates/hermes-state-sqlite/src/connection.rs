@@ -70,7 +70,7 @@ pub fn open_read_only(path: &Path) -> Result<Connection, SqliteError> {
         Err(error) if cannot_set_up_shared_reading(&error) => {
             if wal_holds_changes(path) {
                 return Err(SqliteError::new(
-                    &format!(
+                    format!(
                         "reading {}: its folder cannot be written, so SQLite cannot set up \
                          shared reading, and its write-ahead log ({}) holds changes not yet in the \
                          main file; copy the store with its -wal file to a folder you may write, \

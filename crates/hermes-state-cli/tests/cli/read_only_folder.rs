@@ -6,6 +6,8 @@
 //! the folder: the test's own user, or `nobody` through `runuser` when the
 //! tests run as root (root may write any folder).
 
+#![allow(clippy::print_stdout)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 
