@@ -241,3 +241,32 @@ def test_foreign_key_failure_is_sqlite3s_integrity_error(db):
     with pytest.raises(sqlite3.IntegrityError, match="^NOT NULL constraint failed: messages.role$"):
         db.create_session("s", "cli")
         db.append_message("s", None, "x")
+
+
+def test_repair_alternation_uses_the_agents_own_repair(db, tmp_path, monkeypatch):
+    # As the original, the repair is the agent's function, imported on use.
+    package = tmp_path / "agentstub" / "agent"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "agent_runtime_helpers.py").write_text(
+        "calls = []\n"
+        "def repair_message_sequence(agent, messages):\n"
+        "    calls.append([m['role'] for m in messages])\n"
+        "    messages[:] = [m for m in messages if m['content'] != 'dropped']\n"
+        "    return 1\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "agentstub"))
+    monkeypatch.delitem(__import__("sys").modules, "agent", raising=False)
+    monkeypatch.delitem(__import__("sys").modules, "agent.agent_runtime_helpers", raising=False)
+    db.create_session("s", "cli")
+    db.append_message("s", "user", "kept")
+    db.append_message("s", "user", "dropped")
+
+    assert [m["content"] for m in db.get_messages_as_conversation("s")] == ["kept", "dropped"]
+    repaired = db.get_messages_as_conversation("s", repair_alternation=True)
+    assert [m["content"] for m in repaired] == ["kept"]
+    positional = db.get_messages_as_conversation("s", False, False, True)
+    assert [m["content"] for m in positional] == ["kept"]
+    from agent import agent_runtime_helpers
+
+    assert agent_runtime_helpers.calls == [["user", "user"], ["user", "user"]]

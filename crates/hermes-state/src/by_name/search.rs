@@ -56,6 +56,12 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "resolve_resume_session_id" => {
             args.only(&["session_id"])?;
+            // The original hands back a falsy id (`None`, `''`) untouched.
+            match args.get("session_id") {
+                Some(id @ Value::Null) => return Ok(id.clone()),
+                Some(Value::String(id)) if id.is_empty() => return Ok(json(id)),
+                _ => {}
+            }
             Ok(json(db.resolve_resume_session_id(args.str("session_id")?)?))
         }
         "get_compression_lineage" => {
