@@ -46,6 +46,7 @@ class _Missing:
 
 MISSING = _Missing()
 
+
 def signature_of(name: str, parameters: str, is_static: bool = False) -> inspect.Signature:
     """The signature a parameter list describes (``self`` first, unless static)."""
     head = parameters if is_static else ", ".join(p for p in ("self", parameters) if p)
