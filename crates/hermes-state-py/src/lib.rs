@@ -20,10 +20,11 @@ use pyo3::prelude::*;
 fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     // Inside the agent this stands in for the original's default
-    // installation, which has no CJK tokenizer: unless HERMES_CJK_FTS asks
-    // for it, stores are created without the CJK index, so `db._conn` and
-    // original processes can write messages to them (docs/PYTHON.md).
-    hermes_state_sqlite::connection::set_cjk_default(false);
+    // installation, which has no CJK tokenizer and creates no CJK index:
+    // unless HERMES_CJK_FTS asks for it, a store created here gets none, so
+    // `db._conn` and original processes can write messages to it
+    // (docs/PYTHON.md). Existing indexes are maintained as before.
+    hermes_state_sqlite::connection::set_cjk_index_in_new_stores(false);
     m.add_class::<store::NativeStore>()?;
     m.add_function(wrap_pyfunction!(store::sanitize_title, m)?)?;
     m.add_function(wrap_pyfunction!(store::_panic_for_tests, m)?)?;

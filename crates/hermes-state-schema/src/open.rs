@@ -136,7 +136,7 @@ fn migrate_locked(conn: &Connection, path: &Path) -> Result<OpenReport, SchemaEr
         conn,
         triggers_before,
         connection::has_cjk_tokenizer(conn),
-        created,
+        created && connection::cjk_index_in_new_stores(),
     )?;
     let history = history::apply(conn)?;
     Ok(OpenReport {

@@ -187,29 +187,40 @@ pub fn register_tokenizers(conn: &Connection) {
 /// The environment variable that switches the CJK tokenizer off.
 pub const CJK_SWITCH_ENV: &str = "HERMES_CJK_FTS";
 
-/// What an unset `HERMES_CJK_FTS` means in this process: enabled unless a
-/// host said otherwise with [`set_cjk_default`].
-static CJK_DEFAULT: AtomicBool = AtomicBool::new(true);
+/// Whether a store created from now on gets the CJK index (when the
+/// tokenizer is there); see [`set_cjk_index_in_new_stores`].
+static CJK_INDEX_IN_NEW_STORES: AtomicBool = AtomicBool::new(true);
 
-/// Sets what an unset `HERMES_CJK_FTS` means for every connection this
-/// process opens from now on (an explicit value always wins).
+/// Sets whether a store this process creates from now on gets the CJK index
+/// (default: yes). An explicit `HERMES_CJK_FTS` that switches the tokenizer
+/// on still asks for it; one that switches it off still wins.
 ///
 /// The Python binding passes `false`: inside the agent it stands in for the
-/// original's default installation, which has no `cjk_unicode61` library,
-/// so that the stores it creates stay writable by the agent's plain
-/// `sqlite3` connections (`db._conn`) and by original processes
-/// (docs/PYTHON.md). The command line and Rust callers keep the default.
-pub fn set_cjk_default(enabled: bool) {
-    CJK_DEFAULT.store(enabled, Ordering::Relaxed);
+/// original's default installation, which has no `cjk_unicode61` library and
+/// creates no CJK index, so that the stores it creates stay writable by the
+/// agent's plain `sqlite3` connections (`db._conn`) and by original
+/// processes (docs/PYTHON.md). The tokenizer stays registered, so an index a
+/// store already has is maintained as before. The command line and Rust
+/// callers keep the default.
+pub fn set_cjk_index_in_new_stores(wanted: bool) {
+    CJK_INDEX_IN_NEW_STORES.store(wanted, Ordering::Relaxed);
+}
+
+/// Whether a store created now gets the CJK index: `HERMES_CJK_FTS` set to a
+/// value that does not switch the tokenizer off, or the process setting
+/// ([`set_cjk_index_in_new_stores`], normally yes). Without the tokenizer
+/// ([`cjk_enabled`]) there is no index either way.
+pub fn cjk_index_in_new_stores() -> bool {
+    let asked = std::env::var(CJK_SWITCH_ENV).is_ok_and(|value| !cjk_switched_off(&value));
+    asked || CJK_INDEX_IN_NEW_STORES.load(Ordering::Relaxed)
 }
 
 /// Whether the CJK tokenizer is enabled: `HERMES_CJK_FTS`, trimmed and
-/// lower-cased, is not one of `0`, `false`, `off`, `no`; unset, the
-/// process default ([`set_cjk_default`], normally enabled).
+/// lower-cased, is not one of `0`, `false`, `off`, `no`.
 pub fn cjk_enabled() -> bool {
     match std::env::var(CJK_SWITCH_ENV) {
         Ok(value) => !cjk_switched_off(&value),
-        Err(_) => CJK_DEFAULT.load(Ordering::Relaxed),
+        Err(_) => true,
     }
 }
 

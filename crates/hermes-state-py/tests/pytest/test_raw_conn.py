@@ -64,3 +64,34 @@ def test_conn_can_be_replaced_as_tests_of_the_original_do(db):
     assert db._conn is sentinel
     db._conn = None
     assert isinstance(db._conn, sqlite3.Connection)  # opened again on use
+
+
+def _cjk_objects(db):
+    return db._conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE name LIKE 'messages_fts_cjk%'").fetchone()[0]
+
+
+def test_a_store_created_from_python_has_no_cjk_index(db):
+    # As the original's default installation: plain sqlite3 writers stay able to write.
+    assert _cjk_objects(db) == 0
+
+
+def test_hermes_cjk_fts_asks_for_the_cjk_index(tmp_path, monkeypatch):
+    monkeypatch.setenv("HERMES_CJK_FTS", "1")
+    db = SessionDB(tmp_path / "cjk.db")
+    try:
+        assert _cjk_objects(db) > 0
+        db.create_session("s", "cli")
+        db.append_message("s", "user", "我们在大别山项目中")
+        assert [r["id"] for r in db.search_messages("大别山")] == [1]
+    finally:
+        db.close()
+    monkeypatch.delenv("HERMES_CJK_FTS")
+    # Opened again without the variable: the index is kept and maintained.
+    again = SessionDB(tmp_path / "cjk.db")
+    try:
+        again.append_message("s", "user", "大别山 again")
+        assert _cjk_objects(again) > 0
+        assert len(again.search_messages("大别山")) == 2
+    finally:
+        again.close()
