@@ -143,6 +143,10 @@ def _open_raw(path: Path, read_only: bool) -> sqlite3.Connection:
             str(path), check_same_thread=False, timeout=1.0, isolation_level=None
         )
         conn.execute("PRAGMA foreign_keys=ON")
+        # Checkpoints are the store's: this connection's SQLite cannot see the
+        # store's readers (another library in the process), so it must never
+        # copy the log back under them.
+        conn.execute("PRAGMA wal_autocheckpoint=0")
     conn.row_factory = sqlite3.Row
     return conn
 

@@ -14,6 +14,7 @@ def test_conn_is_a_stdlib_connection_opened_as_the_originals(db):
     assert conn.isolation_level is None  # autocommit
     assert conn.row_factory is sqlite3.Row
     assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0  # the store's job
 
 
 def test_rows_written_through_conn_are_seen_by_the_store(db):
