@@ -144,6 +144,9 @@ pub enum Command {
     Schema,
     /// Fill a fresh store with a short realistic sample to try every command on
     Demo(DemoArgs),
+    /// Print where the store is: its file's absolute path, or its URL without the password
+    #[command(visible_alias = "path")]
+    Where,
     /// Print a shell completion script: `hermes-state completions bash > …`
     Completions(CompletionsArgs),
     /// Print the man page (roff): `hermes-state man | man -l -`

@@ -151,3 +151,32 @@ fn every_command_the_docs_and_messages_name_exists() {
     }
     assert!(missing.is_empty(), "\n{}", missing.join("\n"));
 }
+
+/// `where` (alias `path`) prints the store's location and opens nothing:
+/// the file's absolute path (nothing created for a missing one), or the
+/// server URL without its password.
+#[test]
+fn where_prints_the_location_and_opens_nothing() {
+    let env = Env::new();
+    let db = env.demo("here.db");
+    let shown = env.run(&db, &["where"]).ok().stdout;
+    assert_eq!(
+        shown.trim(),
+        std::path::absolute(&db).unwrap().display().to_string()
+    );
+    let value = env.json(&db, &["path"]);
+    assert_eq!(value["backend"], "sqlite");
+    assert_eq!(value["exists"], true);
+    let missing = env.path("not-yet.db");
+    env.run(&missing, &["where"])
+        .ok()
+        .stderr_has("no store there yet");
+    assert!(!missing.exists(), "where created the file");
+    let url = "postgresql://alice:s3cret@127.0.0.1:1/db?schema=x";
+    let run = env.raw(&["--database-url", url, "where"], None).ok();
+    assert_eq!(
+        run.stdout.trim(),
+        "postgresql://alice@127.0.0.1:1/db?schema=x"
+    );
+    assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"));
+}
