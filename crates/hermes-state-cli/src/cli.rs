@@ -144,6 +144,8 @@ pub enum Command {
     Schema,
     /// Fill a fresh store with a short realistic sample to try every command on
     Demo(DemoArgs),
+    /// Run one read-only SQL statement on the file (SELECT …) and print its rows
+    Query(QueryArgs),
     /// Print where the store is: its file's absolute path, or its URL without the password
     #[command(visible_alias = "path")]
     Where,
@@ -760,6 +762,16 @@ pub struct DoctorArgs {
     /// Fix what can be fixed (FTS indexes, counters, …)
     #[arg(long)]
     pub repair: bool,
+}
+
+/// `query`
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The statement: one, and one that only reads (SELECT, WITH …, read-only PRAGMAs)
+    pub sql: String,
+    /// At most this many rows (0 = all)
+    #[arg(long, default_value_t = 1000)]
+    pub limit: usize,
 }
 
 /// `backup`

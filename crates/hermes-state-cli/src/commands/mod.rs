@@ -12,6 +12,7 @@ mod location;
 mod maintenance;
 mod messages;
 mod prune;
+mod query;
 mod remote;
 #[cfg(feature = "postgres")]
 mod remote_doctor;
@@ -154,6 +155,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::MigrateTo(args) => remote::migrate_to(&ctx, &args),
         Command::Schema => schema::schema(&ctx),
         Command::Demo(args) => demo::demo(&ctx, &args),
+        Command::Query(args) => query::query(&ctx, &args),
         Command::Completions(_) | Command::Man | Command::Where => Ok(()),
     }
 }
@@ -205,5 +207,6 @@ pub(crate) fn command_name(command: &Command) -> &'static str {
         Command::Completions(_) => "completions",
         Command::Man => "man",
         Command::Where => "where",
+        Command::Query(_) => "query",
     }
 }
