@@ -24,10 +24,12 @@ fn search_human_and_json() {
             "role",
             "snippet",
             "timestamp",
+            "timestamp_iso",
             "tool_name",
             "source",
             "model",
             "session_started",
+            "session_started_iso",
             "context"
         ]
     );
