@@ -30,6 +30,7 @@ pub mod search;
 pub mod session_updates;
 pub mod sessions;
 pub mod stats;
+pub mod telegram_topics;
 pub mod titles;
 pub mod values;
 

@@ -28,6 +28,7 @@ mod rich_listing;
 mod search;
 mod session_updates;
 mod sessions;
+mod telegram_topics;
 mod titles;
 
 pub use backend::{
@@ -69,6 +70,7 @@ pub use hermes_state_query::search::{
 };
 pub use hermes_state_query::sessions::SessionCountOptions;
 pub use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
+pub use hermes_state_query::telegram_topics::TopicBinding;
 pub use hermes_state_query::{MessagePage, QueryError, TitleError};
 /// The schema crate, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
@@ -97,3 +99,4 @@ pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairRepo
 pub use rusqlite;
 pub use serde_json;
 pub use session_updates::{CompressionCooldown, GatewayPeer, SESSION_RESET};
+pub use telegram_topics::{ALREADY_LINKED, TopicBindingRequest};
