@@ -17,6 +17,11 @@ pub enum QueryError {
         /// The missing table.
         table: &'static str,
     },
+    /// A value of the store cannot go where the original's code puts it:
+    /// the `TypeError` Python raises there, with its text (tool calls that
+    /// are not a list, met by the conversation repair).
+    #[error("{0}")]
+    TypeError(String),
 }
 
 impl QueryError {
@@ -25,6 +30,7 @@ impl QueryError {
         match self {
             QueryError::Sqlite(error) => error.kind(),
             QueryError::MissingTable { .. } => ErrorKind::Corrupt,
+            QueryError::TypeError(_) => ErrorKind::InvalidInput,
         }
     }
 
@@ -37,7 +43,7 @@ impl QueryError {
     pub fn is_sql_error(&self) -> bool {
         match self {
             QueryError::Sqlite(error) => is_sql_error(&error.source),
-            QueryError::MissingTable { .. } => false,
+            QueryError::MissingTable { .. } | QueryError::TypeError(_) => false,
         }
     }
 

@@ -11,6 +11,7 @@ pub mod compat;
 pub mod compression_lineage;
 mod conditions;
 pub mod conversation;
+pub mod conversation_repair;
 pub mod conversation_search;
 pub mod coordination;
 mod error;

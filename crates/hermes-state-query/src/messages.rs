@@ -3,7 +3,10 @@
 use hermes_state_types::{ConversationMessage, Message};
 use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 
+use serde::{Serialize, Serializer};
+
 use crate::conversation::build_conversation;
+use crate::conversation_repair::{ConversationDict, repair_message_sequence};
 use crate::error::{QueryContext, QueryError};
 use crate::rows::message_from_row;
 use crate::sessions::lineage_root_to_tip;
@@ -67,6 +70,90 @@ pub fn get_messages_as_conversation(
     } else {
         vec![session_id.to_owned()]
     };
+    let rows = messages_of(conn, &sessions, include_inactive)?;
+    Ok(build_conversation(&rows, include_ancestors))
+}
+
+/// The two views a resume needs, from one read of the lineage's messages
+/// (`get_resume_conversations`): serialised as the original's pair
+/// `(model_history, display_history)`, a two-element list.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ResumeConversations {
+    /// The session's own active messages as the conversation view, with the
+    /// role-alternation repair applied (the live-replay history).
+    pub model_history: Vec<ConversationDict>,
+    /// The whole lineage's active messages, root first, as the conversation
+    /// view with ancestors (replayed user messages dropped).
+    pub display_history: Vec<ConversationMessage>,
+}
+
+impl Serialize for ResumeConversations {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (&self.model_history, &self.display_history).serialize(serializer)
+    }
+}
+
+/// `get_resume_conversations`: the lineage's (root to `session_id`) active
+/// messages read once; the session's own rows give the model history
+/// (the conversation view, then [`repair_message_sequence`]), all of them
+/// the display history (the view with ancestors). An `Err` of
+/// [`QueryError::TypeError`] is the repair's (tool calls that are no list).
+pub fn get_resume_conversations(
+    conn: &Connection,
+    session_id: &str,
+) -> Result<ResumeConversations, QueryError> {
+    let sessions = lineage_root_to_tip(conn, session_id)?;
+    let rows = messages_of(conn, &sessions, false)?;
+    let tip: Vec<Message> = rows
+        .iter()
+        .filter(|row| row.session_id == session_id)
+        .cloned()
+        .collect();
+    let mut model_history = build_conversation(&tip, false)
+        .iter()
+        .map(conversation_dict)
+        .collect::<Vec<_>>();
+    repair_message_sequence(&mut model_history).map_err(QueryError::TypeError)?;
+    Ok(ResumeConversations {
+        model_history,
+        display_history: build_conversation(&rows, true),
+    })
+}
+
+/// `get_ancestor_display_prefix`: the display history's messages that come
+/// from the ancestors of `session_id` (its lineage's other sessions), as the
+/// conversation view with ancestors; `[]` for a session without ancestors.
+pub fn get_ancestor_display_prefix(
+    conn: &Connection,
+    session_id: &str,
+) -> Result<Vec<ConversationMessage>, QueryError> {
+    let sessions = lineage_root_to_tip(conn, session_id)?;
+    if sessions.len() <= 1 {
+        return Ok(Vec::new());
+    }
+    let ancestors: Vec<Message> = messages_of(conn, &sessions, false)?
+        .into_iter()
+        .filter(|row| row.session_id != session_id)
+        .collect();
+    Ok(build_conversation(&ancestors, true))
+}
+
+/// A conversation entry as the dict the original builds (its keys in the
+/// same order).
+fn conversation_dict(entry: &ConversationMessage) -> ConversationDict {
+    match serde_json::to_value(entry) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => ConversationDict::new(),
+    }
+}
+
+/// The messages of these sessions in id order, active ones only unless
+/// `include_inactive`.
+fn messages_of(
+    conn: &Connection,
+    sessions: &[String],
+    include_inactive: bool,
+) -> Result<Vec<Message>, QueryError> {
     let placeholders = (1..=sessions.len())
         .map(|i| format!("?{i}"))
         .collect::<Vec<_>>()
@@ -87,7 +174,7 @@ pub fn get_messages_as_conversation(
         .context("reading the conversation")?
         .collect::<Result<Vec<_>, _>>()
         .context("reading the conversation")?;
-    Ok(build_conversation(&rows, include_ancestors))
+    Ok(rows)
 }
 
 /// Number of message rows of a session, or of the whole store (inactive rows included).

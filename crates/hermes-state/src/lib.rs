@@ -49,7 +49,7 @@ pub use doctor::{
 pub use error::{Error, OriginalError, Result};
 pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary,
-    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, SessionExport,
+    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, SessionExport,
 };
 pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
@@ -59,11 +59,13 @@ pub use hermes_state_postgres as postgres;
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use hermes_state_query as query;
+pub use hermes_state_query::conversation_repair::ConversationDict;
 pub use hermes_state_query::conversation_search::{ConversationHit, ConversationScope};
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::lookups::{PeerLookup, SessionActivity};
-pub use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
+pub use hermes_state_query::message_reads::{AnchoredView, MessagesAround, RecentUserMessage};
+pub use hermes_state_query::messages::ResumeConversations;
 pub use hermes_state_query::rich_listing::{RichListOptions, RichSession, SessionCwd};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,

@@ -97,6 +97,9 @@ impl Error {
             Error::TitleInUse { .. } => Some(OriginalError::TitleInUse),
             Error::Title(error) => title_class(error),
             Error::Closed => Some(OriginalError::Closed),
+            Error::Query(hermes_state_query::QueryError::TypeError(_)) => {
+                Some(OriginalError::InvalidArgument)
+            }
             #[cfg(feature = "postgres")]
             Error::Postgres(error) => postgres::class(error),
             _ => self.sqlite_source().and_then(sqlite_constraint),
