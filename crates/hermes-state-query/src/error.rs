@@ -22,6 +22,10 @@ pub enum QueryError {
     /// are not a list, met by the conversation repair).
     #[error("{0}")]
     TypeError(String),
+    /// A stored value the original's code refuses with a `ValueError`, with
+    /// its text (a backfill mark Python's `int()` cannot read).
+    #[error("{0}")]
+    ValueError(String),
 }
 
 impl QueryError {
@@ -30,7 +34,7 @@ impl QueryError {
         match self {
             QueryError::Sqlite(error) => error.kind(),
             QueryError::MissingTable { .. } => ErrorKind::Corrupt,
-            QueryError::TypeError(_) => ErrorKind::InvalidInput,
+            QueryError::TypeError(_) | QueryError::ValueError(_) => ErrorKind::InvalidInput,
         }
     }
 
@@ -43,7 +47,9 @@ impl QueryError {
     pub fn is_sql_error(&self) -> bool {
         match self {
             QueryError::Sqlite(error) => is_sql_error(&error.source),
-            QueryError::MissingTable { .. } | QueryError::TypeError(_) => false,
+            QueryError::MissingTable { .. }
+            | QueryError::TypeError(_)
+            | QueryError::ValueError(_) => false,
         }
     }
 

@@ -24,6 +24,7 @@ pub mod lookups;
 pub mod message_reads;
 pub mod messages;
 pub mod prune;
+pub mod rebuild_status;
 pub mod rich_listing;
 pub mod rows;
 pub mod sanitize;

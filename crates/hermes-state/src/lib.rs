@@ -10,6 +10,7 @@ mod doctor;
 mod error;
 mod export;
 mod fts;
+mod fts_steps;
 mod group_commit;
 mod handoff;
 mod inspect;
@@ -51,6 +52,7 @@ pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary,
     IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, SessionExport,
 };
+pub use fts_steps::StoragePhase;
 pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 /// The PostgreSQL backend (feature `postgres`).
@@ -66,6 +68,7 @@ pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::lookups::{PeerLookup, SessionActivity};
 pub use hermes_state_query::message_reads::{AnchoredView, MessagesAround, RecentUserMessage};
 pub use hermes_state_query::messages::ResumeConversations;
+pub use hermes_state_query::rebuild_status::RebuildStatus;
 pub use hermes_state_query::rich_listing::{RichListOptions, RichSession, SessionCwd};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,

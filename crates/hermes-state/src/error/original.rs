@@ -100,6 +100,9 @@ impl Error {
             Error::Query(hermes_state_query::QueryError::TypeError(_)) => {
                 Some(OriginalError::InvalidArgument)
             }
+            Error::Query(hermes_state_query::QueryError::ValueError(_)) => {
+                Some(OriginalError::InvalidValue)
+            }
             #[cfg(feature = "postgres")]
             Error::Postgres(error) => postgres::class(error),
             _ => self.sqlite_source().and_then(sqlite_constraint),
