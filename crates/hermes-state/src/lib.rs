@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 
 mod backend;
+pub mod by_name;
 mod cleanup;
 mod clock;
 mod conversation_search;

@@ -137,13 +137,19 @@ pub fn problems(root: &Path) -> Result<Vec<String>> {
         }
     }
     let mut found = table_problems(&operations, &rows, &methods, &tests);
-    found.extend(replay_problems(&operations, &read(REPLAY_DISPATCH)?));
+    let mut dispatch = String::new();
+    for file in rust_files(&root.join(REPLAY_DISPATCH))? {
+        dispatch.push_str(&std::fs::read_to_string(&file)?);
+    }
+    found.extend(replay_problems(&operations, &dispatch));
     Ok(found)
 }
 
-/// The replay of the original's traces, which makes each recorded call
-/// through `SessionDb` (issue 22; `crates/hermes-state/tests/facade/replay`).
-pub const REPLAY_DISPATCH: &str = "crates/hermes-state/tests/facade/replay/dispatch.rs";
+/// The calls by the original's names (`hermes_state::by_name`), through
+/// which the replay of the original's traces makes each recorded call
+/// (`crates/hermes-state/tests/facade/replay`) and the Python package
+/// makes every call.
+pub const REPLAY_DISPATCH: &str = "crates/hermes-state/src/by_name";
 
 /// Every operation of the spec must have its arm in the replay's
 /// dispatcher (`"name" =>`), so the replay of the original's traces is a

@@ -9,6 +9,7 @@
 mod common;
 
 mod api;
+mod by_name;
 mod conformance;
 mod contention;
 mod coordination;

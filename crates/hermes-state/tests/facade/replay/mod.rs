@@ -10,10 +10,8 @@
 //! replay runs in a child process with `HERMES_CJK_FTS=0` (the switch is an
 //! environment variable, which a test must not change in its own process).
 
-mod args;
 mod backends;
 mod compare;
-mod dispatch;
 mod dump;
 mod errors;
 mod runner;

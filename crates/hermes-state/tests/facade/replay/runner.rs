@@ -9,8 +9,9 @@ use std::sync::Arc;
 use hermes_state::{FixedClock, SessionDb, SessionStore, StoreOptions};
 use serde_json::{Map, Value, json};
 
-use super::args::{Args, CallError};
-use super::{dispatch, errors};
+use hermes_state::by_name::{self, CallError};
+
+use super::errors;
 
 /// Every op record of the script with this replay's `outcome` (and
 /// `resolved` where refs were substituted), then the final dump.
@@ -63,12 +64,13 @@ pub fn replay_on(
             record["resolved"] = Value::Object(used);
         }
         let args_map = args.as_object().expect("args is an object");
-        let outcome = match dispatch::call(db.as_ref(), name, &Args::new(name, args_map)) {
+        let outcome = match by_name::call(db.as_ref(), name, args_map) {
             Ok(value) => json!({"ok": true, "value": value}),
             Err(error) => {
                 let (kind, message) = match &error {
                     CallError::Library(error) => (errors::trace_kind(error), error.to_string()),
                     CallError::Boundary { kind, message } => ((*kind).to_owned(), message.clone()),
+                    other => panic!("the replay cannot make `{name}`: {other}"),
                 };
                 json!({"ok": false, "error": {"kind": kind, "message": message, "type": "rust"}})
             }

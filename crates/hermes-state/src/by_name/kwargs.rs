@@ -1,25 +1,35 @@
-//! Keyword arguments of a recorded call, read as the original reads them.
+//! Keyword arguments of a call by name, read as the original reads them.
 //!
-//! A script names every argument by the original's keyword (`api.md` §0); an
+//! Every argument is named by the original's keyword (`api.md` §0); an
 //! absent key means the original's default. What a typed API cannot be
 //! handed literally (an unknown keyword, a non-string title) is answered here
-//! with the error the original raises before it touches the store
-//! (the apidiff README beside the checkout, section 2.3), and is never silently dropped.
+//! with the error the original raises before it touches the store, and is
+//! never silently dropped.
 
 use serde_json::{Map, Value};
 
-/// Why a call could not be made or failed: the library's error, or an error
-/// the original raises at its argument boundary (its trace kind and text).
-#[derive(Debug)]
+/// Why a call by name could not be made or failed.
+#[non_exhaustive]
+#[derive(Debug, thiserror::Error)]
 pub enum CallError {
-    Library(hermes_state::Error),
-    Boundary { kind: &'static str, message: String },
-}
-
-impl From<hermes_state::Error> for CallError {
-    fn from(error: hermes_state::Error) -> Self {
-        CallError::Library(error)
-    }
+    /// The store refused or failed; [`crate::Error::original_class`] names
+    /// the original's exception.
+    #[error(transparent)]
+    Library(#[from] crate::Error),
+    /// The original raises this before it touches the store (its argument
+    /// boundary): `kind` is the portable class of its traces
+    /// (`invalid.argument` is Python's `TypeError`, `integrity.not_null` a
+    /// NOT NULL failure of `sqlite3`), `message` the original's text.
+    #[error("{message}")]
+    Boundary {
+        /// The trace kind of the original's exception.
+        kind: &'static str,
+        /// The original's text.
+        message: String,
+    },
+    /// The original has no method of this name (Python's `AttributeError`).
+    #[error("'SessionDB' object has no attribute '{0}'")]
+    UnknownOperation(String),
 }
 
 impl CallError {
@@ -30,24 +40,38 @@ impl CallError {
             message: message.into(),
         }
     }
+
+    /// The portable class of this failure as the original's traces name it
+    /// (`integrity.foreign_key`, `invalid.argument`, …); `None` for a
+    /// library failure the original has no class for (a lock, an I/O error).
+    pub fn trace_kind(&self) -> Option<&'static str> {
+        match self {
+            CallError::Library(error) => error.original_class().map(|class| class.trace_kind()),
+            CallError::Boundary { kind, .. } => Some(kind),
+            CallError::UnknownOperation(_) => Some("invalid.attribute"),
+        }
+    }
 }
 
+/// The outcome of one call by name.
 pub type Call<T> = Result<T, CallError>;
 
-/// The arguments of one call.
-pub struct Args<'a> {
-    pub op: &'a str,
+/// The keyword arguments of one call.
+pub(super) struct Args<'a> {
+    /// The method's name, for the original's `TypeError` texts.
+    pub(super) op: &'a str,
     map: &'a Map<String, Value>,
 }
 
 impl<'a> Args<'a> {
-    pub fn new(op: &'a str, map: &'a Map<String, Value>) -> Self {
+    /// The keyword map `map` of a call of `op`.
+    pub(super) fn new(op: &'a str, map: &'a Map<String, Value>) -> Self {
         Args { op, map }
     }
 
     /// Refuses a keyword the original's signature does not have, as Python
     /// does before the body runs (`TypeError`).
-    pub fn only(&self, known: &[&str]) -> Call<()> {
+    pub(super) fn only(&self, known: &[&str]) -> Call<()> {
         match self.map.keys().find(|key| !known.contains(&key.as_str())) {
             Some(key) => Err(CallError::type_error(format!(
                 "{}() got an unexpected keyword argument '{key}'",
@@ -58,18 +82,18 @@ impl<'a> Args<'a> {
     }
 
     /// The value given, `None` when absent.
-    pub fn get(&self, key: &str) -> Option<&'a Value> {
+    pub(super) fn get(&self, key: &str) -> Option<&'a Value> {
         self.map.get(key)
     }
 
     /// The value given, `None` when absent or `null`.
-    pub fn present(&self, key: &str) -> Option<&'a Value> {
+    pub(super) fn present(&self, key: &str) -> Option<&'a Value> {
         self.map.get(key).filter(|value| !value.is_null())
     }
 
     /// A required string (a missing or non-string one is the caller's
     /// `TypeError` in the original).
-    pub fn str(&self, key: &str) -> Call<&'a str> {
+    pub(super) fn str(&self, key: &str) -> Call<&'a str> {
         match self.map.get(key) {
             Some(Value::String(text)) => Ok(text),
             Some(other) => Err(CallError::type_error(format!(
@@ -84,7 +108,7 @@ impl<'a> Args<'a> {
     }
 
     /// An optional string: absent or `null` is `None`.
-    pub fn opt_str(&self, key: &str) -> Call<Option<&'a str>> {
+    pub(super) fn opt_str(&self, key: &str) -> Call<Option<&'a str>> {
         match self.present(key) {
             None => Ok(None),
             Some(Value::String(text)) => Ok(Some(text)),
@@ -95,11 +119,13 @@ impl<'a> Args<'a> {
         }
     }
 
-    pub fn f64_or(&self, key: &str, default: f64) -> Call<f64> {
+    /// A number, `default` when absent or `None`.
+    pub(super) fn f64_or(&self, key: &str, default: f64) -> Call<f64> {
         Ok(self.opt_f64(key)?.unwrap_or(default))
     }
 
-    pub fn opt_f64(&self, key: &str) -> Call<Option<f64>> {
+    /// A number (a bool counts as 0 or 1, as in Python).
+    pub(super) fn opt_f64(&self, key: &str) -> Call<Option<f64>> {
         match self.present(key) {
             None => Ok(None),
             Some(Value::Number(number)) => Ok(number.as_f64()),
@@ -111,11 +137,13 @@ impl<'a> Args<'a> {
         }
     }
 
-    pub fn i64_or(&self, key: &str, default: i64) -> Call<i64> {
+    /// An integer, `default` when absent or `None`.
+    pub(super) fn i64_or(&self, key: &str, default: i64) -> Call<i64> {
         Ok(self.opt_i64(key)?.unwrap_or(default))
     }
 
-    pub fn opt_i64(&self, key: &str) -> Call<Option<i64>> {
+    /// An integer (a bool counts as 0 or 1, as in Python).
+    pub(super) fn opt_i64(&self, key: &str) -> Call<Option<i64>> {
         match self.present(key) {
             None => Ok(None),
             Some(Value::Bool(flag)) => Ok(Some(i64::from(*flag))),
@@ -132,13 +160,13 @@ impl<'a> Args<'a> {
 
     /// A `LIMIT`/`OFFSET`-like count; negative values are clamped by the
     /// library's own rule, so they are passed on as given when they fit.
-    pub fn u32_or(&self, key: &str, default: u32) -> Call<u32> {
+    pub(super) fn u32_or(&self, key: &str, default: u32) -> Call<u32> {
         let value = self.i64_or(key, i64::from(default))?;
         u32::try_from(value).map_err(|_| CallError::type_error(format!("{key}={value}")))
     }
 
     /// Python truthiness of an optional flag.
-    pub fn bool_or(&self, key: &str, default: bool) -> bool {
+    pub(super) fn bool_or(&self, key: &str, default: bool) -> bool {
         match self.map.get(key) {
             None => default,
             Some(value) => hermes_state_types::dynamic::python_truthy(value),
@@ -146,7 +174,7 @@ impl<'a> Args<'a> {
     }
 
     /// A list of strings (`None` when absent or `null`).
-    pub fn opt_strings(&self, key: &str) -> Call<Option<Vec<String>>> {
+    pub(super) fn opt_strings(&self, key: &str) -> Call<Option<Vec<String>>> {
         match self.present(key) {
             None => Ok(None),
             Some(Value::Array(items)) => items
@@ -168,7 +196,7 @@ impl<'a> Args<'a> {
     }
 
     /// A dict of strings to strings, in the caller's order.
-    pub fn string_pairs(&self, key: &str) -> Call<Vec<(String, String)>> {
+    pub(super) fn string_pairs(&self, key: &str) -> Call<Vec<(String, String)>> {
         match self.present(key) {
             Some(Value::Object(map)) => map
                 .iter()
@@ -190,7 +218,7 @@ impl<'a> Args<'a> {
 }
 
 /// Python's name of a JSON value's type, for boundary messages.
-pub fn python_type(value: &Value) -> &'static str {
+pub(super) fn python_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "'NoneType'",
         Value::Bool(_) => "'bool'",
