@@ -12,6 +12,7 @@
 
 use std::collections::HashSet;
 
+use hermes_state_types::dynamic::python_truthy;
 use hermes_state_types::text::python_strip;
 use serde_json::{Map, Value};
 
@@ -59,14 +60,7 @@ fn role(message: &ConversationDict) -> Option<&str> {
 
 /// Python's `bool()` of a JSON value (a missing key is `None`).
 fn truthy(value: Option<&Value>) -> bool {
-    match value {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
-        Some(Value::String(s)) => !s.is_empty(),
-        Some(Value::Array(items)) => !items.is_empty(),
-        Some(Value::Object(map)) => !map.is_empty(),
-    }
+    value.is_some_and(python_truthy)
 }
 
 fn finish_reason(message: &ConversationDict) -> Option<&str> {
