@@ -217,9 +217,14 @@ impl Phases {
                     emit(self.report("backfill"));
                 }
             }
-            OptimizeProgress::TornDown(_) => {
+            OptimizeProgress::TornDown(step) => {
                 self.catch_up("teardown", emit);
-                emit(self.report("teardown"));
+                // The original deletes a chunk in one step and drops the
+                // emptied table in the next; this step may have done both.
+                let steps = usize::from(step.rows_deleted > 0) + usize::from(step.dropped);
+                for _ in 0..steps {
+                    emit(self.report("teardown"));
+                }
             }
             OptimizeProgress::Vacuumed { .. } => {
                 self.catch_up("teardown", emit);
