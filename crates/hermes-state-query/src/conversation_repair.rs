@@ -12,12 +12,34 @@
 
 use std::collections::HashSet;
 
+use hermes_state_types::ConversationMessage;
 use hermes_state_types::dynamic::python_truthy;
 use hermes_state_types::text::python_strip;
 use serde_json::{Map, Value};
 
+use crate::error::QueryError;
+
 /// One message of a repaired conversation: the conversation view's dict.
 pub type ConversationDict = Map<String, Value>;
+
+/// The conversation view as the original's dicts, repaired
+/// ([`repair_message_sequence`]): what its `get_messages_as_conversation`
+/// returns with `repair_alternation=True`, on any backend's view. An `Err`
+/// of [`QueryError::TypeError`] is the repair's.
+pub fn repaired(conversation: &[ConversationMessage]) -> Result<Vec<ConversationDict>, QueryError> {
+    let mut dicts: Vec<ConversationDict> = conversation.iter().map(conversation_dict).collect();
+    repair_message_sequence(&mut dicts).map_err(QueryError::TypeError)?;
+    Ok(dicts)
+}
+
+/// A conversation entry as the dict the original builds (its keys in the
+/// same order).
+fn conversation_dict(entry: &ConversationMessage) -> ConversationDict {
+    match serde_json::to_value(entry) {
+        Ok(Value::Object(map)) => map,
+        _ => ConversationDict::new(),
+    }
+}
 
 /// Finish reasons of a provisional assistant turn that a later one replaces.
 const VERIFICATION_CANDIDATES: [&str; 2] = ["verification_required", "verify_hook_continue"];

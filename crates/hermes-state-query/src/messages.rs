@@ -6,7 +6,7 @@ use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 use serde::{Serialize, Serializer};
 
 use crate::conversation::build_conversation;
-use crate::conversation_repair::{ConversationDict, repair_message_sequence};
+use crate::conversation_repair::{ConversationDict, repaired};
 use crate::error::{QueryContext, QueryError};
 use crate::rows::message_from_row;
 use crate::sessions::lineage_root_to_tip;
@@ -95,7 +95,7 @@ impl Serialize for ResumeConversations {
 
 /// `get_resume_conversations`: the lineage's (root to `session_id`) active
 /// messages read once; the session's own rows give the model history
-/// (the conversation view, then [`repair_message_sequence`]), all of them
+/// (the conversation view, then [`repaired`]), all of them
 /// the display history (the view with ancestors). An `Err` of
 /// [`QueryError::TypeError`] is the repair's (tool calls that are no list).
 pub fn get_resume_conversations(
@@ -109,13 +109,8 @@ pub fn get_resume_conversations(
         .filter(|row| row.session_id == session_id)
         .cloned()
         .collect();
-    let mut model_history = build_conversation(&tip, false)
-        .iter()
-        .map(conversation_dict)
-        .collect::<Vec<_>>();
-    repair_message_sequence(&mut model_history).map_err(QueryError::TypeError)?;
     Ok(ResumeConversations {
-        model_history,
+        model_history: repaired(&build_conversation(&tip, false))?,
         display_history: build_conversation(&rows, true),
     })
 }
@@ -136,15 +131,6 @@ pub fn get_ancestor_display_prefix(
         .filter(|row| row.session_id != session_id)
         .collect();
     Ok(build_conversation(&ancestors, true))
-}
-
-/// A conversation entry as the dict the original builds (its keys in the
-/// same order).
-fn conversation_dict(entry: &ConversationMessage) -> ConversationDict {
-    match serde_json::to_value(entry) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => ConversationDict::new(),
-    }
 }
 
 /// The messages of these sessions in id order, active ones only unless

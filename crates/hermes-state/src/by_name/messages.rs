@@ -116,11 +116,18 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 "include_inactive",
                 "repair_alternation",
             ])?;
-            Ok(json(db.get_messages_as_conversation_with(
+            let conversation = db.get_messages_as_conversation_with(
                 args.str("session_id")?,
                 args.bool_or("include_ancestors", false),
                 args.bool_or("include_inactive", false),
-            )?))
+            )?;
+            if args.bool_or("repair_alternation", false) {
+                // The original's agent helper, applied to either backend's view.
+                let dicts = hermes_state_query::conversation_repair::repaired(&conversation)
+                    .map_err(crate::Error::from)?;
+                return Ok(json(dicts));
+            }
+            Ok(json(conversation))
         }
         "get_messages_around" => {
             args.only(&["session_id", "around_message_id", "window"])?;
