@@ -338,18 +338,40 @@ pub fn get_anchored_view(
     keep_roles: Option<&[&str]>,
 ) -> Result<AnchoredView, QueryError> {
     let around = get_messages_around(conn, session_id, message_id, window)?;
+    anchored_view(
+        around,
+        message_id,
+        bookend,
+        keep_roles,
+        |first, last, bookend| {
+            let start = bookend_rows(conn, session_id, first, bookend, keep_roles, true)?;
+            let mut end = bookend_rows(conn, session_id, last, bookend, keep_roles, false)?;
+            end.reverse();
+            Ok((start, end))
+        },
+    )
+}
+
+/// The anchored view's rule, for every backend: `around` (the window of
+/// [`get_messages_around`]) filtered to `keep_roles`, the anchor kept; with
+/// a positive `bookend`, `bookends(first id, last id of the unfiltered
+/// window, bookend)` gives the two bookends in id order (rows of the kept
+/// roles with `length(content) > 0` as SQLite counts it: the first
+/// `bookend` before the window, the last `bookend` after it).
+pub fn anchored_view<E>(
+    around: MessagesAround,
+    message_id: i64,
+    bookend: i64,
+    keep_roles: Option<&[&str]>,
+    bookends: impl FnOnce(i64, i64, i64) -> Result<(Vec<Message>, Vec<Message>), E>,
+) -> Result<AnchoredView, E> {
     let (Some(first), Some(last)) = (around.window.first(), around.window.last()) else {
         return Ok(AnchoredView::default());
     };
     let (first_id, last_id) = (first.id, last.id);
     let bookend = bookend.max(0);
     let (bookend_start, bookend_end) = if bookend > 0 {
-        let mut end = bookend_rows(conn, session_id, last_id, bookend, keep_roles, false)?;
-        end.reverse();
-        (
-            bookend_rows(conn, session_id, first_id, bookend, keep_roles, true)?,
-            end,
-        )
+        bookends(first_id, last_id, bookend)?
     } else {
         (Vec::new(), Vec::new())
     };

@@ -103,7 +103,15 @@ pub fn get_resume_conversations(
     session_id: &str,
 ) -> Result<ResumeConversations, QueryError> {
     let sessions = lineage_root_to_tip(conn, session_id)?;
-    let rows = messages_of(conn, &sessions, false)?;
+    resume_conversations(&messages_of(conn, &sessions, false)?, session_id)
+}
+
+/// The resume views of `session_id` from its lineage's active messages in
+/// id order (every backend reads them its way, then builds them here).
+pub fn resume_conversations(
+    rows: &[Message],
+    session_id: &str,
+) -> Result<ResumeConversations, QueryError> {
     let tip: Vec<Message> = rows
         .iter()
         .filter(|row| row.session_id == session_id)
@@ -111,7 +119,7 @@ pub fn get_resume_conversations(
         .collect();
     Ok(ResumeConversations {
         model_history: repaired(&build_conversation(&tip, false))?,
-        display_history: build_conversation(&rows, true),
+        display_history: build_conversation(rows, true),
     })
 }
 
@@ -126,11 +134,21 @@ pub fn get_ancestor_display_prefix(
     if sessions.len() <= 1 {
         return Ok(Vec::new());
     }
-    let ancestors: Vec<Message> = messages_of(conn, &sessions, false)?
-        .into_iter()
+    Ok(ancestor_display_prefix(
+        &messages_of(conn, &sessions, false)?,
+        session_id,
+    ))
+}
+
+/// The ancestors' part of the display history, from the lineage's active
+/// messages in id order (for a lineage of more than one session).
+pub fn ancestor_display_prefix(rows: &[Message], session_id: &str) -> Vec<ConversationMessage> {
+    let ancestors: Vec<Message> = rows
+        .iter()
         .filter(|row| row.session_id != session_id)
+        .cloned()
         .collect();
-    Ok(build_conversation(&ancestors, true))
+    build_conversation(&ancestors, true)
 }
 
 /// The messages of these sessions in id order, active ones only unless

@@ -44,6 +44,27 @@ pub struct TopicBinding {
     pub updated_at: f64,
 }
 
+/// The original's `ValueError` text when a session is bound elsewhere.
+pub const ALREADY_LINKED: &str = "session is already linked to another Telegram topic";
+
+/// One topic binding to make (the original's `bind_telegram_topic`), on
+/// every backend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TopicBindingRequest<'a> {
+    /// The private chat.
+    pub chat_id: &'a str,
+    /// The topic thread.
+    pub thread_id: &'a str,
+    /// The Telegram user.
+    pub user_id: &'a str,
+    /// The gateway's session key.
+    pub session_key: &'a str,
+    /// The session to bind; it must exist (the key's `FOREIGN KEY`).
+    pub session_id: &'a str,
+    /// `auto` in the original's default.
+    pub managed_mode: &'a str,
+}
+
 const BINDING_BY_TOPIC: &str =
     "SELECT * FROM telegram_dm_topic_bindings WHERE chat_id = ?1 AND thread_id = ?2";
 const BINDINGS_OF_CHAT: &str =

@@ -76,7 +76,7 @@ pub use hermes_state_query::search::{
 };
 pub use hermes_state_query::sessions::SessionCountOptions;
 pub use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
-pub use hermes_state_query::telegram_topics::TopicBinding;
+pub use hermes_state_query::telegram_topics::{ALREADY_LINKED, TopicBinding, TopicBindingRequest};
 pub use hermes_state_query::{MessagePage, QueryError, TitleError};
 /// The schema crate, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
@@ -105,4 +105,3 @@ pub use repair::{BrokenLink, ClearedTitle, FtsRebuild, RepairOptions, RepairRepo
 pub use rusqlite;
 pub use serde_json;
 pub use session_updates::{CompressionCooldown, GatewayPeer, SESSION_RESET};
-pub use telegram_topics::{ALREADY_LINKED, TopicBindingRequest};

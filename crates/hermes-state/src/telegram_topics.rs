@@ -8,7 +8,9 @@
 //! (docs/POSTGRES.md).
 
 use hermes_state_query::rich_listing::RichSession;
-use hermes_state_query::telegram_topics::{self, TOPIC_BINDINGS, TOPIC_MODE, TopicBinding};
+use hermes_state_query::telegram_topics::{
+    self, ALREADY_LINKED, TOPIC_BINDINGS, TOPIC_MODE, TopicBinding, TopicBindingRequest,
+};
 use hermes_state_sqlite::catalog::object_exists;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -45,26 +47,6 @@ const BIND: &str = "INSERT INTO telegram_dm_topic_bindings (
         session_id = excluded.session_id,
         managed_mode = excluded.managed_mode,
         updated_at = excluded.updated_at";
-
-/// The original's `ValueError` text when a session is bound elsewhere.
-pub const ALREADY_LINKED: &str = "session is already linked to another Telegram topic";
-
-/// One topic binding to make ([`SessionDb::bind_telegram_topic`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicBindingRequest<'a> {
-    /// The private chat.
-    pub chat_id: &'a str,
-    /// The topic thread.
-    pub thread_id: &'a str,
-    /// The Telegram user.
-    pub user_id: &'a str,
-    /// The gateway's session key.
-    pub session_key: &'a str,
-    /// The session to bind; it must exist (the key's `FOREIGN KEY`).
-    pub session_id: &'a str,
-    /// `auto` in the original's default.
-    pub managed_mode: &'a str,
-}
 
 fn has_table(conn: &Connection, table: &str) -> Result<bool> {
     object_exists(conn, "table", table).map_err(|e| Error::Query(e.into()))

@@ -15,7 +15,7 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "export_session_lineage" => {
             args.only(&["session_id"])?;
-            Ok(file_only(db, op)?
+            Ok(db
                 .export_session_lineage(args.str("session_id")?)?
                 .map_or(Value::Null, |export| export.to_value()))
         }

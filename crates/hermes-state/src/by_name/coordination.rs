@@ -141,7 +141,7 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
             db.apply_telegram_topic_migration()?;
             Ok(NONE)
         }
-        // Telegram DM topic mode (SQLite only).
+        // Telegram DM topic mode.
         "enable_telegram_topic_mode" => {
             args.only(&[
                 "chat_id",
@@ -150,7 +150,7 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 "allows_users_to_create_topics",
             ])?;
             let flag = |key| args.present(key).map(python_truthy);
-            file_only(db, op)?.enable_telegram_topic_mode(
+            db.enable_telegram_topic_mode(
                 &args.python_str("chat_id")?,
                 &args.python_str("user_id")?,
                 flag("has_topics_enabled"),
@@ -160,7 +160,7 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "disable_telegram_topic_mode" => {
             args.only(&["chat_id", "clear_bindings"])?;
-            file_only(db, op)?.disable_telegram_topic_mode(
+            db.disable_telegram_topic_mode(
                 &args.python_str("chat_id")?,
                 args.bool_or("clear_bindings", true),
             )?;
@@ -168,35 +168,33 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "is_telegram_topic_mode_enabled" => {
             args.only(&["chat_id", "user_id"])?;
-            Ok(json(file_only(db, op)?.is_telegram_topic_mode_enabled(
+            Ok(json(db.is_telegram_topic_mode_enabled(
                 &args.python_str("chat_id")?,
                 &args.python_str("user_id")?,
             )?))
         }
         "get_telegram_topic_binding" => {
             args.only(&["chat_id", "thread_id"])?;
-            Ok(json(file_only(db, op)?.get_telegram_topic_binding(
+            Ok(json(db.get_telegram_topic_binding(
                 &args.python_str("chat_id")?,
                 &args.python_str("thread_id")?,
             )?))
         }
         "list_telegram_topic_bindings_for_chat" => {
             args.only(&["chat_id"])?;
-            Ok(json(
-                file_only(db, op)?
-                    .list_telegram_topic_bindings_for_chat(&args.python_str("chat_id")?)?,
-            ))
+            Ok(json(db.list_telegram_topic_bindings_for_chat(
+                &args.python_str("chat_id")?,
+            )?))
         }
         "get_telegram_topic_binding_by_session" => {
             args.only(&["session_id"])?;
-            Ok(json(
-                file_only(db, op)?
-                    .get_telegram_topic_binding_by_session(&args.python_str("session_id")?)?,
-            ))
+            Ok(json(db.get_telegram_topic_binding_by_session(
+                &args.python_str("session_id")?,
+            )?))
         }
         "delete_telegram_topic_binding" => {
             args.only(&["chat_id", "thread_id"])?;
-            Ok(json(file_only(db, op)?.delete_telegram_topic_binding(
+            Ok(json(db.delete_telegram_topic_binding(
                 &args.python_str("chat_id")?,
                 &args.python_str("thread_id")?,
             )?))
@@ -224,7 +222,7 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 args.python_str("session_key")?,
                 args.python_str("session_id")?,
             );
-            file_only(db, op)?.bind_telegram_topic(&TopicBindingRequest {
+            db.bind_telegram_topic(&TopicBindingRequest {
                 chat_id: &chat_id,
                 thread_id: &thread_id,
                 user_id: &user_id,
@@ -236,21 +234,18 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "is_telegram_session_linked_to_topic" => {
             args.only(&["session_id"])?;
-            Ok(json(
-                file_only(db, op)?
-                    .is_telegram_session_linked_to_topic(&args.python_str("session_id")?)?,
-            ))
+            Ok(json(db.is_telegram_session_linked_to_topic(
+                &args.python_str("session_id")?,
+            )?))
         }
         "list_unlinked_telegram_sessions_for_user" => {
             args.only(&["chat_id", "user_id", "limit"])?;
             // `chat_id` is required but unused, as in the original.
             args.python_str("chat_id")?;
-            Ok(json(
-                file_only(db, op)?.list_unlinked_telegram_sessions_for_user(
-                    &args.python_str("user_id")?,
-                    args.i64_or("limit", 10)?,
-                )?,
-            ))
+            Ok(json(db.list_unlinked_telegram_sessions_for_user(
+                &args.python_str("user_id")?,
+                args.i64_or("limit", 10)?,
+            )?))
         }
         // The FTS maintenance steps of the file.
         "fts_rebuild_status" => {

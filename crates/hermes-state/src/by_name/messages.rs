@@ -150,7 +150,7 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 Some(_) => args.opt_strings("keep_roles")?,
             };
             let keep_roles = keep_roles.as_deref().map(borrowed);
-            Ok(json(file_only(db, op)?.get_anchored_view(
+            Ok(json(db.get_anchored_view(
                 args.str("session_id")?,
                 args.i64_or("around_message_id", 0)?,
                 args.i64_or("window", 5)?,
@@ -160,14 +160,12 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "get_resume_conversations" => {
             args.only(&["session_id"])?;
-            Ok(json(
-                file_only(db, op)?.get_resume_conversations(args.str("session_id")?)?,
-            ))
+            Ok(json(db.get_resume_conversations(args.str("session_id")?)?))
         }
         "get_ancestor_display_prefix" => {
             args.only(&["session_id"])?;
             Ok(json(
-                file_only(db, op)?.get_ancestor_display_prefix(args.str("session_id")?)?,
+                db.get_ancestor_display_prefix(args.str("session_id")?)?,
             ))
         }
         "list_recent_user_messages" => {

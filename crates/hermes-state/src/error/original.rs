@@ -185,6 +185,8 @@ mod postgres {
             PgError::MessageNotFound { .. } => Some(OriginalError::MessageNotFound),
             PgError::RewindTargetRole { .. } => Some(OriginalError::RewindTargetRole),
             PgError::TitleInUse { .. } => Some(OriginalError::TitleInUse),
+            PgError::InvalidValue(_) => Some(OriginalError::InvalidValue),
+            PgError::TypeError(_) => Some(OriginalError::InvalidArgument),
             PgError::Title(error) => title_class(error),
             PgError::Postgres { source, .. } => match source.code()?.code() {
                 FOREIGN_KEY_VIOLATION => Some(OriginalError::ForeignKey),

@@ -122,6 +122,12 @@ pub struct LineageExport {
 }
 
 impl LineageExport {
+    /// The export of these segments; `None` when there are none (an
+    /// unknown id).
+    pub fn of(segments: Vec<SessionExport>) -> Option<LineageExport> {
+        (!segments.is_empty()).then_some(LineageExport { segments })
+    }
+
     /// The lineage's session ids, root first.
     pub fn lineage_session_ids(&self) -> Vec<String> {
         self.segments.iter().map(|s| s.session.id.clone()).collect()
@@ -256,7 +262,7 @@ impl SessionDb {
                         });
                     }
                 }
-                Ok((!segments.is_empty()).then_some(LineageExport { segments }))
+                Ok(LineageExport::of(segments))
             })
         })
     }
