@@ -1,6 +1,7 @@
 //! Reads of the opt-in Telegram DM topic tables (`api.md` §12.4): topic mode
 //! per chat, the binding of a chat's topic thread to a session, and the
-//! user's Telegram sessions no topic is bound to.
+//! user's Telegram sessions no topic is bound to; and the types both
+//! backends share (a binding, a binding to make, the refusal's text).
 //!
 //! The tables exist only once someone opted in, so every read first asks
 //! whether its table is there and answers as the original does without it

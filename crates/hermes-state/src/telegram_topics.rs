@@ -4,8 +4,8 @@
 //! [`SessionDb::enable_telegram_topic_mode`] and
 //! [`SessionDb::bind_telegram_topic`] run first, as the original's do);
 //! every other call works on a store without them, as the original's
-//! (reads answer "nothing", writes change nothing). SQLite only
-//! (docs/POSTGRES.md).
+//! (reads answer "nothing", writes change nothing). The PostgreSQL backend
+//! has the same calls (docs/POSTGRES.md).
 
 use hermes_state_query::rich_listing::RichSession;
 use hermes_state_query::telegram_topics::{
