@@ -30,6 +30,12 @@ impl std::str::FromStr for LocationText {
     }
 }
 
+impl From<&str> for LocationText {
+    fn from(text: &str) -> LocationText {
+        LocationText(text.to_owned())
+    }
+}
+
 impl std::fmt::Debug for LocationText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("LocationText(not shown)")
@@ -81,6 +87,11 @@ pub struct Cli {
     /// Human times (and dates given to --since/--until) in UTC instead of the local time zone
     #[arg(long, global = true)]
     pub utc: bool,
+
+    /// Write to a store that was moved elsewhere (`migrate-to`) all the same;
+    /// without it, writing commands refuse such a store, so two copies do not drift apart
+    #[arg(long, global = true)]
+    pub write_moved: bool,
 
     /// Which source the session argument `latest` means the newest session of
     #[arg(long, global = true, value_name = "SOURCE")]

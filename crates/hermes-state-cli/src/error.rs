@@ -79,7 +79,10 @@ impl CliError {
         } else {
             format!("{what}: {detail} (in {shown})")
         };
-        let hint = kind_hint(error.kind(), &detail);
+        let hint = match error.next_step() {
+            Some(step) => Some(step.to_owned()),
+            None => kind_hint(error.kind(), &detail),
+        };
         CliError {
             code: EXIT_FAILED,
             message,

@@ -52,6 +52,8 @@ pub struct Context {
     pub out: Output,
     /// The command, for error messages (`sessions show`).
     pub command: &'static str,
+    /// `--write-moved`: writing commands may write to a moved store.
+    pub write_moved: bool,
 }
 
 impl Context {
@@ -91,7 +93,11 @@ impl Context {
         // A writing command does not upgrade the file here: its checks come
         // first (`start_writing`).
         self.describe_open(&db, existed);
-        self.note_moved(&db);
+        if access == Access::Read {
+            self.note_moved(&db);
+        } else {
+            self.refuse_moved(&db)?;
+        }
         Ok(db)
     }
 
@@ -146,6 +152,31 @@ impl Context {
         self.out.note(format!(
             "note: this store was moved to {target}{when}; {holder} holds it as it was then"
         ));
+    }
+
+    /// Refuses a writing command on a store that was moved elsewhere,
+    /// before anything is written (no upgrade either): its writes belong to
+    /// the store it moved to, and writing here would make two copies that
+    /// drift apart. `--write-moved` writes all the same, with the note.
+    pub(crate) fn refuse_moved(&self, store: &dyn hermes_state::SessionStore) -> CliResult {
+        let moved = store
+            .get_meta(hermes_state::SUPERSEDED_BY)
+            .map_err(|e| self.fail(&e))?;
+        let Some(target) = moved else {
+            return Ok(());
+        };
+        if self.write_moved {
+            self.note_moved(store);
+            return Ok(());
+        }
+        let target = hermes_state::StoreLocation::redact_text(&target);
+        Err(CliError::usage(format!(
+            "`{}` writes, but this store was moved to {target}; writing here would make the two copies drift apart",
+            self.command
+        ))
+        .hint(format!(
+            "write to the new store (--database-url {target}), or pass --write-moved to write to this copy anyway"
+        )))
     }
 
     /// A failed open: "cannot open PATH: …", except for a store too new to

@@ -51,7 +51,10 @@ mod url;
 
 use std::sync::Arc;
 
-pub use error::{PgError, Result, is_retryable, postgres_error_kind, sqlstate_kind};
+pub use error::{
+    PgError, Result, ServerProblem, db_words, is_retryable, postgres_error_kind, server_words,
+    sqlstate_kind,
+};
 pub use migrate::{Capabilities, TRIGRAM_INDEX, known_step};
 pub use sweeps::{AutoRun, LAST_AUTO_ARCHIVE, LAST_AUTO_PRUNE};
 pub use tls::{ConnectionSecurity, RootCerts, SslMode, TlsPlan, TlsSettings, Verification};
@@ -99,6 +102,54 @@ impl PgStore {
             false,
             capabilities,
         ))
+    }
+
+    /// Whether the schema the URL names exists on the server. Creates
+    /// nothing; a caller that is about to create a store notes this first,
+    /// so it can take back what it made if its work fails
+    /// ([`PgStore::drop_created_store`]).
+    pub fn schema_exists(url: &StoreUrl) -> Result<bool> {
+        let mut client = pool::connect(url, true)?;
+        Ok(client
+            .query_opt(
+                "SELECT 1 FROM pg_namespace WHERE nspname = $1",
+                &[&url.schema()],
+            )
+            .context("looking for the store's schema")?
+            .is_some())
+    }
+
+    /// Drops the store's schema and everything in it, if it holds no
+    /// session and no message: for a caller that created the store itself
+    /// (the schema was missing before, [`PgStore::schema_exists`]) and
+    /// whose work then failed, so a failed move leaves nothing behind. A
+    /// store someone has written to since is kept; `Ok(false)` says so.
+    pub fn drop_created_store(url: &StoreUrl) -> Result<bool> {
+        let mut client = pool::connect(url, false)?;
+        let mut tx = client.transaction().context("starting the clean-up")?;
+        let schema = url.schema();
+        tx.execute(
+            "SELECT pg_advisory_xact_lock(hashtextextended('hermes-state migrate ' || $1, 0))",
+            &[&schema],
+        )
+        .context("waiting for the migration lock")?;
+        let rows: i64 = tx
+            .query_one(
+                &format!(
+                    "SELECT (SELECT count(*) FROM \"{schema}\".sessions) \
+                     + (SELECT count(*) FROM \"{schema}\".messages)"
+                ),
+                &[],
+            )
+            .context("checking that the store is still empty")?
+            .get(0);
+        if rows > 0 {
+            return Ok(false);
+        }
+        tx.batch_execute(&format!("DROP SCHEMA \"{schema}\" CASCADE"))
+            .context("dropping the store's schema")?;
+        tx.commit().context("committing the clean-up")?;
+        Ok(true)
     }
 
     /// Opens an existing store read-only: no DDL, every transaction

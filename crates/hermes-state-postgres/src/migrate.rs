@@ -80,9 +80,18 @@ pub(crate) fn migrate(client: &mut Client, url: &StoreUrl) -> Result<Capabilitie
 }
 
 fn migrate_locked(client: &mut Client, schema: &str) -> Result<Capabilities> {
-    client
-        .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
-        .context("creating the store's schema")?;
+    // Only when missing: `CREATE SCHEMA IF NOT EXISTS` needs the right to
+    // create schemas in the database even when the schema exists, which a
+    // role given only its own schema by the administrator does not have.
+    let exists = client
+        .query_opt("SELECT 1 FROM pg_namespace WHERE nspname = $1", &[&schema])
+        .context("looking for the store's schema")?
+        .is_some();
+    if !exists {
+        client
+            .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
+            .context("creating the store's schema")?;
+    }
     if let Some(found) = applied_step(client, schema)?
         && found > known_step()
     {
@@ -95,7 +104,15 @@ fn migrate_locked(client: &mut Client, schema: &str) -> Result<Capabilities> {
     embedded::migrations::runner()
         .set_abort_divergent(true)
         .run(client)
-        .map_err(|error| PgError::Migration(error.to_string()))?;
+        .map_err(|error| {
+            // The runner's step ("error asserting migrations table") without
+            // its own rendering of the client's cause ("`db error`").
+            let step = match error.kind() {
+                refinery::error::Kind::Connection(step, _) => step.clone(),
+                other => other.to_string(),
+            };
+            PgError::migration(&step, &error)
+        })?;
     Ok(Capabilities {
         trigram: ensure_trigram_index(client, schema),
     })

@@ -55,7 +55,53 @@ pub fn open_read_write(path: &Path) -> Result<Connection, SqliteError> {
 
 /// Opens a read-only connection, as the original's `read_only=True` handle:
 /// busy timeout only; no pragma, no schema step. A missing file is an error.
+///
+/// A WAL store whose folder cannot be written (read-only media, a folder of
+/// another user) cannot be read the shared way: SQLite must create the
+/// `-shm` index beside it. When the store's write-ahead log holds nothing
+/// (no `-wal` file, or an empty one), the main file alone is the whole
+/// store, and it is read as an unchanging file instead (SQLite's
+/// `immutable`; [`is_read_as_immutable`] tells, for the output to say so).
+/// When the log holds changes, reading the main file alone would miss them:
+/// the error says so and what to do.
 pub fn open_read_only(path: &Path) -> Result<Connection, SqliteError> {
+    let conn = open_read_only_plain(path)?;
+    match conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(())) {
+        Err(error) if cannot_set_up_shared_reading(&error) => {
+            if wal_holds_changes(path) {
+                return Err(SqliteError::new(
+                    format!(
+                        "reading {}: its folder cannot be written, so SQLite cannot set up \
+                         shared reading, and its write-ahead log ({}) holds changes not yet in the \
+                         main file; copy the store with its -wal file to a folder you may write, \
+                         and read the copy",
+                        path.display(),
+                        sidecar(path, "-wal").display()
+                    ),
+                    error,
+                ));
+            }
+            open_immutable(path)
+        }
+        _ => Ok(conn),
+    }
+}
+
+/// Whether [`open_read_only`] reads the store at `path` as an unchanging
+/// file (its folder cannot be written, its write-ahead log is empty).
+/// Decided again from the files on each call: it is what the next read-only
+/// connection would do.
+pub fn is_read_as_immutable(path: &Path) -> bool {
+    let Ok(conn) = open_read_only_plain(path) else {
+        return false;
+    };
+    matches!(
+        conn.query_row("SELECT count(*) FROM sqlite_master", [], |_| Ok(())),
+        Err(error) if cannot_set_up_shared_reading(&error) && !wal_holds_changes(path)
+    )
+}
+
+fn open_read_only_plain(path: &Path) -> Result<Connection, SqliteError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, flags)
         .context(&format!("opening {} read-only", path.display()))?;
@@ -63,6 +109,63 @@ pub fn open_read_only(path: &Path) -> Result<Connection, SqliteError> {
         .context("setting the busy timeout")?;
     register_tokenizers(&conn);
     Ok(conn)
+}
+
+/// The store as an unchanging file: `file:PATH?immutable=1`.
+fn open_immutable(path: &Path) -> Result<Connection, SqliteError> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_URI;
+    let uri = format!("file:{}?immutable=1", uri_path(path));
+    let conn = Connection::open_with_flags(&uri, flags)
+        .context(&format!("opening {} as an unchanging file", path.display()))?;
+    register_tokenizers(&conn);
+    Ok(conn)
+}
+
+/// SQLite's answer when a read-only connection, the file itself open,
+/// cannot create the `-shm` index of a WAL store: `SQLITE_READONLY_CANTINIT`
+/// and its kin with an empty log, `SQLITE_CANTOPEN` (of the `-shm`) with a
+/// log to read.
+fn cannot_set_up_shared_reading(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
+/// Whether the store's `-wal` file exists with content.
+fn wal_holds_changes(path: &Path) -> bool {
+    // tidy: not the live database (the size of its -wal sidecar)
+    std::fs::metadata(sidecar(path, "-wal")).is_ok_and(|meta| meta.len() > 0)
+}
+
+fn sidecar(path: &Path, suffix: &str) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    name.into()
+}
+
+/// A path in a `file:` URI: every byte outside the unreserved set and `/`
+/// percent-encoded (spaces, `?`, `#`, `%` in folder names).
+fn uri_path(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+    #[cfg(unix)]
+    let bytes = {
+        use std::os::unix::ffi::OsStrExt;
+        absolute.as_os_str().as_bytes().to_vec()
+    };
+    #[cfg(not(unix))]
+    let bytes = absolute.to_string_lossy().replace('\\', "/").into_bytes();
+    let mut out = String::new();
+    for &byte in &bytes {
+        if byte.is_ascii_alphanumeric() || b"/-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
 }
 
 /// Registers the built-in `cjk_unicode61` tokenizer, so that statements

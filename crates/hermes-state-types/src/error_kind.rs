@@ -40,6 +40,11 @@ pub enum ErrorKind {
     /// running it again could apply it twice; the caller decides, e.g. by
     /// reading back what it wrote.
     UnknownOutcome,
+    /// The database server refused this client: a wrong password, a role it
+    /// does not know or does not let in from here (a server backend only).
+    /// Trying again does not help until the credentials or the server's
+    /// rules change.
+    AccessDenied,
     /// Anything else, e.g. an unexpected SQLite error.
     Other,
 }
@@ -58,6 +63,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Io => "I/O error",
             ErrorKind::Unavailable => "database unavailable",
             ErrorKind::UnknownOutcome => "outcome unknown",
+            ErrorKind::AccessDenied => "access denied",
             ErrorKind::Other => "other error",
         };
         f.write_str(text)

@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 use hermes_state_schema::malformed::{self, MalformedRepairReport};
 use hermes_state_schema::{FileShape, JournalMode, OpenReport, SchemaError, detect};
 use hermes_state_sqlite::writer_queue::WriterQueue;
-use hermes_state_sqlite::{SqliteError, retry};
+use hermes_state_sqlite::{SqliteError, retry, sqlite_error_kind};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 
@@ -284,6 +284,18 @@ impl SessionDb {
                         });
                     }
                 }
+            }
+            // The open algorithm retried its lock errors already: a lock
+            // error here is a spent budget, named as one so that the write
+            // path does not spend it again (15 × 15 attempts).
+            Err(SchemaError::Sqlite(SqliteError { source, .. }))
+                if sqlite_error_kind(&source) == ErrorKind::Busy =>
+            {
+                return Err(Error::Busy {
+                    context: "opening the store for writing".to_owned(),
+                    attempts: retry::MAX_ATTEMPTS,
+                    source,
+                });
             }
             other => other?,
         };
@@ -581,9 +593,16 @@ impl SessionDb {
         if self.writer_mode.load(Ordering::SeqCst) != NO_WRITER {
             return Ok(Vec::new());
         }
-        self.pooled_read(
-            |reader| Ok(hermes_state_query::compat::adapt(&reader.conn)?.limitations()),
-        )
+        let mut notes = self.pooled_read(|reader| {
+            Ok(hermes_state_query::compat::adapt(&reader.conn)?.limitations())
+        })?;
+        if hermes_state_sqlite::connection::is_read_as_immutable(&self.path) {
+            notes.push(
+                "read as an unchanging file: its folder cannot be written (read-only media, or another user's folder), so what another process writes meanwhile is not seen"
+                    .to_owned(),
+            );
+        }
+        Ok(notes)
     }
 
     /// The writable connection's slot; taken only in the caller's turn at
@@ -631,6 +650,9 @@ impl SessionDb {
             attempt += 1;
             match self.write_in_batch(&mut op) {
                 Ok(value) => return Ok(value),
+                // A budget spent below (opening the writable connection) is
+                // not spent again.
+                Err(error @ Error::Busy { .. }) => return Err(error),
                 Err(error) if error.kind() == ErrorKind::Busy => {
                     if attempt >= retry::MAX_ATTEMPTS {
                         return Err(give_up(what, attempt, error));

@@ -115,27 +115,30 @@ impl SessionDb {
                 target.display()
             ))
         })?;
-        create_private_file(&target)?;
-        let result = self.copy_into(&target, target_text);
+        let created = create_private_file(&target)?;
+        let result = self.copy_into(&created, &target, target_text);
         if result.is_err() {
-            let _ = std::fs::remove_file(&target);
+            remove_if_still_ours(&created, &target);
         }
         result
     }
 
-    fn copy_into(&self, target: &Path, target_text: &str) -> Result<()> {
+    /// Copies the store into `created` (the file this call created at
+    /// `target`). SQLite writes by name, so on Linux it is given the
+    /// descriptor's own name (`/proc/self/fd/N`), which names the created
+    /// file whatever happens to `target` meanwhile (a rename, a symlink put
+    /// in its place); elsewhere `target` itself.
+    fn copy_into(&self, created: &std::fs::File, target: &Path, target_text: &str) -> Result<()> {
+        let through = descriptor_name(created).unwrap_or_else(|| target_text.to_owned());
         let conn = hermes_state_schema::open_read_only(self.path())?;
         retry::with_retries(
             || {
                 // A failed attempt may have left a partial copy; VACUUM INTO
                 // only writes into an empty file.
-                let file = std::fs::OpenOptions::new() // tidy: not the live database (the backup target)
-                    .write(true)
-                    .open(target)
+                created
+                    .set_len(0)
                     .map_err(|source| io_error(target, source))?;
-                file.set_len(0).map_err(|source| io_error(target, source))?;
-                drop(file);
-                conn.execute("VACUUM INTO ?1", [target_text])
+                conn.execute("VACUUM INTO ?1", [through.as_str()])
                     .context("backing up the store")?;
                 Ok(())
             },
@@ -143,7 +146,7 @@ impl SessionDb {
         )
         .map_err(|error| gave_up("backing up the store", error))?;
         drop(conn);
-        hermes_state_schema::permissions::restrict(target)?;
+        restrict_descriptor(created).map_err(|source| io_error(target, source))?;
         Ok(())
     }
 
@@ -159,8 +162,9 @@ impl SessionDb {
     }
 }
 
-/// Creates an empty file readable by its owner only; an existing path is refused.
-fn create_private_file(path: &Path) -> Result<()> {
+/// Creates an empty file readable by its owner only, and keeps it open; an
+/// existing path is refused.
+fn create_private_file(path: &Path) -> Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new(); // tidy: not the live database (the backup target)
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -169,12 +173,56 @@ fn create_private_file(path: &Path) -> Result<()> {
         options.mode(0o600);
     }
     match options.open(path) {
-        Ok(_) => Ok(()),
+        Ok(file) => Ok(file),
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Err(
             Error::InvalidInput(format!("backup target {} already exists", path.display())),
         ),
         Err(source) => Err(io_error(path, source)),
     }
+}
+
+/// The name under which the process reaches an open file by its descriptor
+/// (Linux's `/proc/self/fd/N`), when the system has one.
+fn descriptor_name(file: &std::fs::File) -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        let name = format!("/proc/self/fd/{}", file.as_raw_fd());
+        return Path::new(&name).exists().then_some(name);
+    }
+    #[allow(unreachable_code)]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// Mode 0600 on the open file itself (never on whatever the path names now).
+fn restrict_descriptor(file: &std::fs::File) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    let _ = file;
+    Ok(())
+}
+
+/// Removes the partial copy at `target` only while that name still is the
+/// file this call created (same device and inode): a file someone put in
+/// its place is never deleted.
+fn remove_if_still_ours(created: &std::fs::File, target: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (Ok(ours), Ok(there)) = (created.metadata(), std::fs::symlink_metadata(target)) else {
+            return;
+        };
+        if ours.dev() != there.dev() || ours.ino() != there.ino() {
+            return;
+        }
+    }
+    let _ = std::fs::remove_file(target); // tidy: not the live database (our partial backup)
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> Error {

@@ -45,8 +45,22 @@ impl SessionDb {
     /// [`SessionDb::migrate_to_postgres`] to a URL already parsed.
     pub fn migrate_to_postgres_location(&self, url: &crate::PostgresUrl) -> Result<MoveReport> {
         let url = url.store_url();
+        let created = !PgStore::schema_exists(url)?;
         let target = PgStore::open(url)?;
-        let report: CopyReport = self.read(|conn| {
+        let copied = self.copy_into_postgres(&target);
+        drop(target);
+        if copied.is_err() && created {
+            // The store was made for this move: a failed move takes it back.
+            // Best effort: the copy's own error is the one to report.
+            let _kept = PgStore::drop_created_store(url);
+        }
+        self.mark_moved(url, copied?)
+    }
+
+    /// Copies this file's rows into `target` from one read snapshot, once
+    /// the file is at the current schema version.
+    fn copy_into_postgres(&self, target: &PgStore) -> Result<CopyReport> {
+        self.read(|conn| {
             let version: i64 = conn
                 .query_row("SELECT max(version) FROM schema_version", [], |row| {
                     row.get(0)
@@ -64,7 +78,17 @@ impl SessionDb {
             let copied = target.copy_from(&mut SqliteRows { conn });
             let _ended = conn.execute_batch("COMMIT");
             Ok(copied?)
-        })?;
+        })
+    }
+}
+
+impl SessionDb {
+    /// Marks this file as moved to `url` (the copy committed).
+    fn mark_moved(
+        &self,
+        url: &hermes_state_postgres::StoreUrl,
+        report: CopyReport,
+    ) -> Result<MoveReport> {
         let now = self.now();
         let redacted = url.redacted();
         self.write("marking the store as moved", |conn| {

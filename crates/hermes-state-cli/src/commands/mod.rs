@@ -47,6 +47,14 @@ pub fn session_count(ctx: &Context, db: &dyn hermes_state::SessionStore) -> CliR
         .map_err(|e| ctx.fail(&e))
 }
 
+/// Whether `--db`'s text is a PostgreSQL URL rather than a path.
+fn is_server_url(text: &str) -> bool {
+    ["postgres://", "postgresql://"].iter().any(|scheme| {
+        text.get(..scheme.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+    })
+}
+
 /// Runs the command.
 pub fn run(mut cli: Cli, out: Output) -> CliResult {
     // These describe the program, not a store: no path is resolved.
@@ -54,6 +62,14 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::Completions(args) => return shell::completions(args.shell),
         Command::Man => return shell::man(),
         _ => {}
+    }
+    // A server URL given to --db is taken as one: as a path it would only
+    // fail, and the failure would print the URL, password included.
+    if let Some(text) = cli.db.as_deref().and_then(std::path::Path::to_str)
+        && is_server_url(text)
+    {
+        cli.database_url = Some(crate::cli::LocationText::from(text));
+        cli.db = None;
     }
     let location = match (&cli.db, &cli.database_url) {
         (_, Some(url)) => Some(
@@ -76,6 +92,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         read_only: cli.read_only,
         out,
         command,
+        write_moved: cli.write_moved,
     };
     crate::session_arg::resolve_command(&ctx, &mut cli.command, cli.latest_source.as_deref())?;
     match cli.command {

@@ -32,6 +32,7 @@ pub fn run(mut cli: Cli, url: &PostgresUrl, out: Output) -> CliResult {
         read_only: cli.read_only,
         out,
         command,
+        write_moved: cli.write_moved,
     };
     let reading = is_reading(&cli.command);
     if !reading && ctx.read_only {

@@ -137,8 +137,8 @@ fn open(ctx: &Context, url: &PostgresUrl, access: Access) -> CliResult<Box<dyn S
             ctx.note_moved(reader.as_ref());
             return Ok(reader);
         }
+        // Checked on the read-only handle: the writable open may migrate.
+        ctx.refuse_moved(reader.as_ref())?;
     }
-    let store = open_store(&location, false).map_err(fail)?;
-    ctx.note_moved(store.as_ref());
-    Ok(store)
+    open_store(&location, false).map_err(fail)
 }

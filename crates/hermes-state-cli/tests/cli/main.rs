@@ -29,6 +29,7 @@ mod navigation;
 mod no_color;
 mod postgres;
 mod read_only;
+mod read_only_folder;
 mod reading;
 mod refused_writes;
 mod report_formats;

@@ -184,6 +184,35 @@ fn a_store_moved_to_postgresql_is_read_and_written_there_and_moved_back() {
             .stderr_has("note: this store was moved to sqlite:")
             .stderr_has("this PostgreSQL store holds it as it was then");
     }
+    // A write to the old file is refused before anything is written, so
+    // the two copies cannot drift apart; `--write-moved` writes all the same.
+    let before = std::fs::read(&db).unwrap(); // tidy: not the live database (a test's own copy, no process holds it)
+    env.run(
+        &db,
+        &["sessions", "create", "--source", "cli", "--id", "late"],
+    )
+    .fails(2)
+    .stderr_has("this store was moved to postgresql://")
+    .stderr_has("--write-moved");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the refused write changed the file"
+    ); // tidy: not the live database
+    env.run(
+        &db,
+        &[
+            "--write-moved",
+            "sessions",
+            "create",
+            "--source",
+            "cli",
+            "--id",
+            "late",
+        ],
+    )
+    .ok()
+    .stdout_has("late");
 }
 
 #[test]

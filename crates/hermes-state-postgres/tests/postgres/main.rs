@@ -10,6 +10,7 @@ mod common;
 mod doctor;
 mod hosts;
 mod open_and_migrate;
+mod server_errors;
 mod sweeps;
 mod tls;
 mod writes;

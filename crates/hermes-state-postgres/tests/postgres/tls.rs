@@ -277,7 +277,7 @@ fn passwords_from_the_password_file_and_pgpassword_authenticate() {
     let (got, error) = outcome(&format!(
         "postgres://alice:nope@127.0.0.1:{port}/postgres?schema=pw"
     ));
-    assert_eq!(got, Refused(ErrorKind::Other), "{error}");
+    assert_eq!(got, Refused(ErrorKind::AccessDenied), "{error}");
     assert!(error.contains("password authentication failed"), "{error}");
     // None in the URL: the password file's matching line (`\:` and `\\`
     // escaped), found through `passfile=`; a line for another port first.

@@ -111,6 +111,17 @@ impl Error {
         }
     }
 
+    /// What an operator does next, where the failure is one fixed outside
+    /// this library and the backend can tell which (a PostgreSQL server's
+    /// refusal: credentials, rights, a missing database, no answer).
+    pub fn next_step(&self) -> Option<&'static str> {
+        match self {
+            #[cfg(feature = "postgres")]
+            Error::Postgres(error) => error.next_step(),
+            _ => None,
+        }
+    }
+
     pub(crate) fn sqlite(context: impl Into<String>, source: rusqlite::Error) -> Self {
         Error::Sqlite(SqliteError::new(context, source))
     }

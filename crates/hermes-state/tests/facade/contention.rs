@@ -152,7 +152,7 @@ fn two_processes_appending_lose_nothing() {
 /// retry budget (15 attempts of up to 1 s busy wait plus 20–150 ms sleeps),
 /// the write gives up with an error of kind `Busy`, and nothing of it remains.
 #[test]
-fn retries_run_out_with_a_busy_error_and_nothing_written() {
+fn retries_run_out_with_a_busy_error_when_the_write_lock_is_never_free() {
     use hermes_state::ErrorKind;
     use std::sync::mpsc;
     use std::time::{Duration, Instant};
@@ -190,6 +190,92 @@ fn retries_run_out_with_a_busy_error_and_nothing_written() {
         waited >= Duration::from_millis(15_000 + 14 * 20),
         "gave up too early: {waited:?}"
     );
+    // The write never got the lock (every `BEGIN IMMEDIATE` was refused):
+    // nothing of it is in the file.
+    assert_eq!(db.message_count(Some("s")).expect("count"), 0);
+    // The lock is gone: the same write now succeeds.
+    db.append_message(&NewMessage::new("s", "user").content("free"))
+        .expect("append after release");
+}
+
+/// A write that got the write lock and ran — its message inserted, the
+/// session's counter raised — but can never commit is rolled back whole:
+/// after the retries run out, neither the row nor the counter is in the
+/// file. The file is in rollback-journal mode, where a reader's open
+/// transaction keeps a writer from committing (in WAL mode nothing a
+/// reader does can stop a commit).
+#[test]
+fn a_write_that_cannot_commit_is_rolled_back_whole_when_retries_run_out() {
+    use hermes_state::ErrorKind;
+    use hermes_state::rusqlite::{Connection, ErrorCode};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    {
+        let db = SessionDb::open(&path).expect("open");
+        db.create_session(&NewSession::new("s", "cli"))
+            .expect("create");
+        db.close().expect("close");
+    }
+    let switch = Connection::open(&path).expect("raw open");
+    let mode: String = switch
+        .query_row("PRAGMA journal_mode=DELETE", [], |row| row.get(0))
+        .expect("to rollback-journal mode");
+    assert_eq!(mode, "delete");
+    drop(switch);
+    let db = SessionDb::open(&path).expect("reopen");
+    // The writable connection is opened by the first write: made here, so
+    // the write below is the append itself and nothing else.
+    db.set_meta("warm", "up").expect("a first write");
+
+    // A reader holds a read transaction (a SHARED lock) until told to stop;
+    // meanwhile it watches for the writer: once a second writer is refused
+    // with BUSY, our write holds the write lock, i.e. its statements ran.
+    let (reading_tx, reading_rx) = mpsc::channel();
+    let (seen_tx, seen_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let reader_path = path.clone();
+    let reader = std::thread::spawn(move || {
+        let conn = Connection::open(&reader_path).expect("reader open");
+        conn.execute_batch("BEGIN").expect("begin");
+        let _: i64 = conn
+            .query_row("SELECT COUNT(*) FROM messages", [], |row| row.get(0))
+            .expect("read");
+        reading_tx.send(()).expect("signal");
+        let probe = Connection::open(&reader_path).expect("probe open");
+        probe.busy_timeout(Duration::ZERO).expect("no wait");
+        let mut saw_writer = false;
+        for _ in 0..400 {
+            match probe.execute_batch("BEGIN IMMEDIATE") {
+                Ok(()) => probe.execute_batch("ROLLBACK").expect("probe rollback"),
+                Err(error) if error.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) => {
+                    saw_writer = true;
+                    break;
+                }
+                Err(error) => panic!("probe: {error}"),
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        seen_tx.send(saw_writer).expect("report");
+        let _ = release_rx.recv_timeout(Duration::from_secs(120));
+        conn.execute_batch("ROLLBACK").expect("reader release");
+    });
+    reading_rx.recv().expect("reader started");
+
+    let error = db
+        .append_message(&NewMessage::new("s", "user").content("never committed"))
+        .expect_err("a commit that can never happen must give up");
+    let saw_writer = seen_rx.recv().expect("the probe's finding");
+    release_tx.send(()).expect("release");
+    reader.join().expect("reader");
+
+    assert!(
+        saw_writer,
+        "the write never held the write lock: it did not run"
+    );
+    assert_eq!(error.kind(), ErrorKind::Busy, "{error}");
     assert_eq!(db.message_count(Some("s")).expect("count"), 0);
     let row = db.get_session("s").expect("read").expect("exists");
     assert_eq!(
@@ -197,9 +283,12 @@ fn retries_run_out_with_a_busy_error_and_nothing_written() {
         Some(0),
         "the counter update was rolled back with the insert"
     );
-    // The lock is gone: the same write now succeeds.
+    let journal = dir.path().join("state.db-journal");
+    assert!(!journal.exists(), "a hot journal was left behind");
+    // Nothing holds the file now: the same write commits.
     db.append_message(&NewMessage::new("s", "user").content("free"))
         .expect("append after release");
+    assert_eq!(db.message_count(Some("s")).expect("count"), 1);
 }
 
 /// A writer blocked for a while by another connection succeeds once the lock
@@ -229,4 +318,66 @@ fn a_write_waits_out_a_short_lock() {
         .expect("append");
     holder.join().expect("holder");
     assert_eq!(db.get_messages("s").expect("read")[0].id, id);
+}
+
+/// The first write of a handle opens the writable connection, whose open
+/// algorithm (its own transaction) retries lock errors itself. When that
+/// budget is spent the write gives up with it, instead of spending it once
+/// more per attempt of the write (15 × 15 attempts, minutes): here a reader
+/// keeps a rollback-journal file from committing for as long as the test
+/// lets it, and the write must give up before the reader lets go.
+#[test]
+fn a_first_write_whose_open_cannot_commit_gives_up_with_one_retry_budget() {
+    use hermes_state::ErrorKind;
+    use hermes_state::rusqlite::Connection;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    {
+        let db = SessionDb::open(&path).expect("open");
+        db.create_session(&NewSession::new("s", "cli"))
+            .expect("create");
+        db.close().expect("close");
+    }
+    let switch = Connection::open(&path).expect("raw open");
+    let _: String = switch
+        .query_row("PRAGMA journal_mode=DELETE", [], |row| row.get(0))
+        .expect("to rollback-journal mode");
+    drop(switch);
+    let db = SessionDb::open(&path).expect("reopen (read side only)");
+
+    let (reading_tx, reading_rx) = mpsc::channel();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let (released_tx, released_rx) = mpsc::channel();
+    let reader_path = path.clone();
+    // Far beyond one budget (15 attempts of about 1.1 s), far below 15 of them.
+    let hold = Duration::from_secs(100);
+    let reader = std::thread::spawn(move || {
+        let conn = Connection::open(&reader_path).expect("reader open");
+        conn.execute_batch("BEGIN").expect("begin");
+        let _: i64 = conn
+            .query_row("SELECT COUNT(*) FROM sessions", [], |row| row.get(0))
+            .expect("read");
+        reading_tx.send(()).expect("signal");
+        let released_early = release_rx.recv_timeout(hold).is_ok();
+        conn.execute_batch("ROLLBACK").expect("reader release");
+        released_tx.send(released_early).expect("report");
+    });
+    reading_rx.recv().expect("reader started");
+    let outcome = db.append_message(&NewMessage::new("s", "user").content("first write"));
+    release_tx.send(()).expect("release");
+    let released_early = released_rx.recv().expect("the reader's report");
+    reader.join().expect("reader");
+    assert!(
+        released_early,
+        "the write waited out the reader's whole hold: the retry budget was spent more than once"
+    );
+    let error = outcome.expect_err("the write cannot commit while the reader reads");
+    assert_eq!(error.kind(), ErrorKind::Busy, "{error}");
+    assert!(error.to_string().contains("15 attempts"), "{error}");
+    assert_eq!(db.message_count(Some("s")).expect("count"), 0);
+    db.append_message(&NewMessage::new("s", "user").content("after"))
+        .expect("append after release");
 }

@@ -284,16 +284,20 @@ fn a_file_size_limit_gives_a_typed_error_and_keeps_the_store_intact() {
 fn bad_values_round_trip_or_are_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    // Each text, and whether searching for it finds the message holding it:
+    // a query the FTS5 grammar rejects once sanitised (`;`, `=`, a bare
+    // `--`) answers an empty list, as the original's does (api.md §8.4),
+    // never an error; the empty query finds nothing (§8.2).
     let nasty = [
-        "'; DROP TABLE sessions; --",
-        "\" OR 1=1 --",
-        "a\0b\0c",
-        "NEAR(a b) AND NOT OR * ^ : { } ( ) \" '",
-        "%_\\ LIKE ESCAPE",
-        "😀 数据 \u{202e}rtl \u{feff}",
-        "",
+        ("'; DROP TABLE sessions; --", false),
+        ("\" OR 1=1 --", false),
+        ("a\0b\0c", true),
+        ("NEAR(a b) AND NOT OR * ^ : { } ( ) \" '", false),
+        ("%_\\ LIKE ESCAPE", false),
+        ("😀 数据 \u{202e}rtl \u{feff}", true),
+        ("", false),
     ];
-    for (i, text) in nasty.iter().enumerate() {
+    for (i, (text, findable)) in nasty.iter().enumerate() {
         let id = format!("{text}#{i}");
         db.create_session(
             &NewSession::new(&id, *text)
@@ -322,10 +326,35 @@ fn bad_values_round_trip_or_are_refused() {
             Some(hermes_state::Content::Text((*text).to_owned()))
         );
         assert_eq!(stored.tool_name.as_deref(), Some(*text));
-        // Every string as a search query: results or nothing, never an error.
-        db.search_messages(text, &SearchOptions::default())
+        // Every string as a search query: never a syntax error, and the
+        // message holding the text is found by it wherever the text has a
+        // word to search for.
+        let hits = db
+            .search_messages(text, &SearchOptions::default())
             .expect("search never fails on syntax");
-        let _ = db.set_session_title(&id, Some(text));
+        let found = hits.iter().any(|hit| hit.id == mid);
+        assert_eq!(found, *findable, "{text:?}: {hits:?}");
+        assert_eq!(
+            hits.len(),
+            usize::from(found),
+            "{text:?}: only its message holds it"
+        );
+        // Every string as a title: stored as the original normalises it, or
+        // refused with a typed error.
+        match db.set_session_title(&id, Some(text)) {
+            Ok(_) => assert_eq!(
+                db.get_session_title(&id).expect("read the title"),
+                SessionDb::sanitize_title(Some(text)).expect("a title it stored"),
+                "{text:?}"
+            ),
+            Err(error) => assert!(
+                matches!(
+                    error.kind(),
+                    ErrorKind::InvalidInput | ErrorKind::Constraint
+                ),
+                "{text:?}: {error}"
+            ),
+        }
         db.end_session(&id, text).expect("end");
     }
     // 10 MB content round-trips.

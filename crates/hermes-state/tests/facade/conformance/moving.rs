@@ -161,11 +161,33 @@ fn a_value_postgresql_cannot_hold_stops_the_move_and_nothing_is_marked() {
         "names the row: {error}"
     );
     assert_eq!(db.get_meta(SUPERSEDED_BY).unwrap(), None);
+    // The move created the store's schema; its failure took it back.
+    let url = hermes_state::postgres::StoreUrl::parse(&target.url).unwrap();
+    assert!(
+        !hermes_state::postgres::PgStore::schema_exists(&url).unwrap(),
+        "a failed move left its schema behind"
+    );
+}
+
+#[test]
+fn a_failed_move_into_an_existing_store_keeps_that_store() {
+    let Some(target) = Target::new("moving keeps") else {
+        return;
+    };
+    // The store exists before the move (made by someone else, empty).
+    drop(open_store(&StoreLocation::parse(&target.url).unwrap(), false).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let db = SessionDb::open(dir.path().join("state.db")).unwrap();
+    let mut bad = NewSession::new("bad", "cli");
+    bad.system_prompt = Some("a\0b".into());
+    db.create_session(&bad).unwrap();
+    let error = db.migrate_to_postgres(&target.url).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::InvalidInput, "{error}");
     let target_store = open_store(&StoreLocation::parse(&target.url).unwrap(), true).unwrap();
     assert_eq!(
-        target_store.get_session("ok").unwrap(),
+        target_store.get_session("bad").unwrap(),
         None,
-        "nothing was left behind"
+        "nothing copied"
     );
 }
 

@@ -200,7 +200,7 @@ struct Incarnation {
     stderr_path: PathBuf,
     child: Option<Child>,
     log: AckLog,
-    /// Acks seen when the killer sent SIGKILL.
+    /// Acks in its log once the killer's SIGKILL had ended it.
     killed_after: Option<usize>,
     status: Option<ExitStatus>,
 }
@@ -270,10 +270,13 @@ impl Pool {
     fn kill_and_respawn(&mut self, slot: usize) {
         let index = self.current[slot];
         let victim = &mut self.incarnations[index];
-        let acks = victim.acks();
         let mut child = victim.child.take().expect("a running writer");
         child.kill().expect("SIGKILL a writer");
         let status = child.wait().expect("reap a killed writer");
+        // Read once the writer is dead, so its log is final: read before the
+        // kill, it could miss the last `ACK` lines and count a finished
+        // append as one killed inside the call.
+        let acks = victim.acks();
         victim.killed_after = Some(acks);
         victim.status = Some(status);
         assert_eq!(

@@ -1,7 +1,11 @@
 //! The backend's one error type, classified by SQLSTATE, never by message text.
 
+mod server;
+
 use hermes_state_types::ErrorKind;
 use postgres::error::SqlState;
+
+pub use server::{ServerProblem, db_words, server_words};
 
 /// What went wrong in the PostgreSQL backend.
 #[non_exhaustive]
@@ -18,7 +22,7 @@ pub enum PgError {
     /// refused or failed, authentication failed).
     #[error(
         "connecting to PostgreSQL (sslmode={sslmode}): {}",
-        with_causes(source)
+        server_words(source)
     )]
     Connect {
         /// The `sslmode` in force.
@@ -112,8 +116,9 @@ pub enum PgError {
     /// A copy's verification found a difference.
     #[error("verification failed: {0}")]
     Mismatch(String),
-    /// An error from the server or the connection.
-    #[error("{context}: {source}")]
+    /// An error from the server or the connection; its text carries the
+    /// server's message, detail, hint and SQLSTATE.
+    #[error("{context}: {}", server_words(source))]
     Postgres {
         /// What was being done.
         context: String,
@@ -124,6 +129,15 @@ pub enum PgError {
     /// An error from the migration runner.
     #[error("migrating the PostgreSQL schema: {0}")]
     Migration(String),
+    /// The server refused a step of the schema's migration; `message` is
+    /// the runner's context and the server's words.
+    #[error("migrating the PostgreSQL schema: {message}")]
+    MigrationRefused {
+        /// What the runner was doing and what the server said.
+        message: String,
+        /// The server's SQLSTATE.
+        code: Option<SqlState>,
+    },
 }
 
 impl PgError {
@@ -155,6 +169,47 @@ impl PgError {
             PgError::Mismatch(_) => ErrorKind::Corrupt,
             PgError::Postgres { source, .. } => postgres_error_kind(source),
             PgError::Migration(_) => ErrorKind::Other,
+            PgError::MigrationRefused { code, .. } => {
+                code.as_ref().map_or(ErrorKind::Other, sqlstate_kind)
+            }
+        }
+    }
+
+    /// The problem an operator fixes outside this library (credentials,
+    /// rights, a missing database, an unreachable server), read from the
+    /// server's SQLSTATE; `None` for other failures.
+    pub fn server_problem(&self) -> Option<ServerProblem> {
+        match self {
+            PgError::Connect { source, .. } | PgError::Postgres { source, .. } => {
+                ServerProblem::of(source)
+            }
+            PgError::MigrationRefused { code, .. } => {
+                code.as_ref().and_then(ServerProblem::of_state)
+            }
+            _ => None,
+        }
+    }
+
+    /// What to do next, where the failure is one an operator fixes.
+    pub fn next_step(&self) -> Option<&'static str> {
+        match self {
+            PgError::NoStore { .. } => Some(
+                "check the schema name in the URL (`?schema=NAME`, default `hermes`); a writing command creates the store there",
+            ),
+            _ => self.server_problem().map(ServerProblem::next_step),
+        }
+    }
+
+    /// An error of the migration runner, with the server's words and
+    /// SQLSTATE when the server refused (the runner's own text names only
+    /// its step: "error asserting migrations table").
+    pub(crate) fn migration(step: &str, error: &(dyn std::error::Error + 'static)) -> PgError {
+        match server::find_in_chain(error) {
+            Some((words, code)) => PgError::MigrationRefused {
+                message: format!("{step}: {words}"),
+                code,
+            },
+            None => PgError::Migration(error.to_string()),
         }
     }
 
@@ -171,7 +226,7 @@ impl PgError {
 /// a closed connection or an I/O failure is [`ErrorKind::Unavailable`].
 pub fn postgres_error_kind(error: &postgres::Error) -> ErrorKind {
     let Some(state) = error.code() else {
-        return if error.is_closed() || is_connection_failure(error) {
+        return if server::reached_no_server(error) {
             ErrorKind::Unavailable
         } else {
             ErrorKind::Other
@@ -186,8 +241,10 @@ pub fn sqlstate_kind(state: &SqlState) -> ErrorKind {
         return ErrorKind::Busy;
     }
     match state.code() {
-        "25006" => ErrorKind::ReadOnly, // read_only_sql_transaction
-        "42501" => ErrorKind::ReadOnly, // insufficient_privilege
+        "28P01" | "28000" => ErrorKind::AccessDenied, // wrong password; role not let in
+        "3D000" => ErrorKind::InvalidInput,           // the URL names no existing database
+        "25006" => ErrorKind::ReadOnly,               // read_only_sql_transaction
+        "42501" => ErrorKind::ReadOnly,               // insufficient_privilege
         "22P02" | "22021" | "22001" | "54000" => ErrorKind::InvalidInput,
         code if code.starts_with("23") => ErrorKind::Constraint,
         code if code.starts_with("08") => ErrorKind::Unavailable,
@@ -202,40 +259,6 @@ pub fn sqlstate_kind(state: &SqlState) -> ErrorKind {
 /// serialization failure (`40001`) and a deadlock (`40P01`).
 pub fn is_retryable(state: &SqlState) -> bool {
     matches!(state.code(), "55P03" | "40001" | "40P01")
-}
-
-/// Whether the error is the client failing to reach or keep the server
-/// (no SQLSTATE: refused connection, reset, timeout).
-fn is_connection_failure(error: &postgres::Error) -> bool {
-    use std::error::Error as _;
-    let mut source = error.source();
-    while let Some(inner) = source {
-        if inner.is::<std::io::Error>() {
-            return true;
-        }
-        source = inner.source();
-    }
-    false
-}
-
-/// An error and its causes, `: `-joined (the client's own text names only
-/// the kind of failure — "error performing TLS handshake", "db error" —
-/// and leaves the why to its causes: the certificate problem, the server's
-/// message). None of them holds the password: the client never puts it in
-/// an error, and the server never repeats it.
-fn with_causes(error: &postgres::Error) -> String {
-    use std::error::Error as _;
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(cause) = source {
-        let cause_text = cause.to_string();
-        if !text.ends_with(&cause_text) {
-            text.push_str(": ");
-            text.push_str(&cause_text);
-        }
-        source = cause.source();
-    }
-    text
 }
 
 /// `Result` with [`PgError`].
