@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod ad_hoc_query;
 mod backend;
 pub mod by_name;
 mod cleanup;
@@ -33,6 +34,7 @@ mod sessions;
 mod telegram_topics;
 mod titles;
 
+pub use ad_hoc_query::QueryRows;
 pub use backend::{
     DATABASE_URL_VAR, PostgresUrl, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore, StoreLocation,
     open_store,
@@ -89,7 +91,7 @@ pub use hermes_state_schema::{
 };
 pub use hermes_state_types::{
     AuxiliaryUsage, Content, ConversationMessage, ErrorKind, Message, NewMessage, NewSession,
-    SCHEMA_VERSION, Session, TokenUpdate,
+    SCHEMA_VERSION, Session, StoredValue, TokenUpdate,
 };
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{
