@@ -107,6 +107,18 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// A required argument the original passes through Python's `str()`
+    /// (any value: `12345` is `"12345"`).
+    pub(super) fn python_str(&self, key: &str) -> Call<String> {
+        match self.map.get(key) {
+            Some(value) => Ok(hermes_state_types::pyvalue::to_str(value)),
+            None => Err(CallError::type_error(format!(
+                "{}() missing required argument: '{key}'",
+                self.op
+            ))),
+        }
+    }
+
     /// An optional string: absent or `null` is `None`.
     pub(super) fn opt_str(&self, key: &str) -> Call<Option<&'a str>> {
         match self.present(key) {
