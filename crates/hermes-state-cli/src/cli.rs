@@ -144,6 +144,11 @@ pub enum Command {
     Schema,
     /// Fill a fresh store with a short realistic sample to try every command on
     Demo(DemoArgs),
+    /// Run one read-only SQL statement on the file (SELECT …) and print its rows
+    Query(QueryArgs),
+    /// Print where the store is: its file's absolute path, or its URL without the password
+    #[command(visible_alias = "path")]
+    Where,
     /// Print a shell completion script: `hermes-state completions bash > …`
     Completions(CompletionsArgs),
     /// Print the man page (roff): `hermes-state man | man -l -`
@@ -759,6 +764,16 @@ pub struct DoctorArgs {
     pub repair: bool,
 }
 
+/// `query`
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    /// The statement: one, and one that only reads (SELECT, WITH …, read-only PRAGMAs)
+    pub sql: String,
+    /// At most this many rows (0 = all)
+    #[arg(long, default_value_t = 1000)]
+    pub limit: usize,
+}
+
 /// `backup`
 #[derive(Debug, Args)]
 pub struct BackupArgs {
@@ -865,7 +880,7 @@ mod tests {
         assert_eq!(parse_time("2000-03-01"), Ok(951_868_800.0));
         assert_eq!(parse_time("2026-07-24"), Ok(1_784_851_200.0));
         assert!(parse_time("2025-02-29").is_err());
-        assert!(parse_time("yesterday").is_err());
+        assert!(parse_time("the day before").is_err());
         assert!(parse_time("inf").is_err());
     }
 }

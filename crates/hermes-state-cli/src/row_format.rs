@@ -61,7 +61,14 @@ impl RowFormat {
     /// Prints `rows` (a JSON array) in a machine format; `false` for
     /// `table`, which the command prints itself.
     pub fn print(self, out: &Output, rows: &Value) -> CliResult<bool> {
-        let rows = rows.as_array().map(Vec::as_slice).unwrap_or_default();
+        let rows: Vec<Value> = rows
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+            .iter()
+            .map(with_iso_times)
+            .collect();
+        let rows = rows.as_slice();
         let text = match self {
             RowFormat::Table => return Ok(false),
             RowFormat::Json => {
@@ -75,6 +82,46 @@ impl RowFormat {
         stdout.write_all(text.as_bytes())?;
         stdout.flush()?;
         Ok(true)
+    }
+}
+
+/// The time fields of the rows (Unix seconds, as the library gives them).
+const TIME_FIELDS: [&str; 5] = [
+    "started_at",
+    "ended_at",
+    "timestamp",
+    "last_active",
+    "session_started",
+];
+
+/// The row with an ISO 8601 UTC text (`2026-07-24T09:30:15.250Z`) after
+/// each time field, as `<field>_iso`: the number stays for programs, the
+/// text is for people and for tools that read dates (sqlite-utils and
+/// `llm logs` print such times). Nested objects get them too; `null`
+/// stays `null`.
+fn with_iso_times(row: &Value) -> Value {
+    let Value::Object(map) = row else {
+        return row.clone();
+    };
+    let mut out = Map::new();
+    for (key, value) in map {
+        out.insert(key.clone(), with_iso_times(value));
+        if TIME_FIELDS.contains(&key.as_str()) && !map.contains_key(&format!("{key}_iso")) {
+            let iso = value.as_f64().map(iso_utc);
+            out.insert(format!("{key}_iso"), iso.map_or(Value::Null, Value::String));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Unix seconds as ISO 8601 in UTC, milliseconds when there are any.
+pub fn iso_utc(unix: f64) -> String {
+    let (date, time) = crate::local_time::utc_civil(unix);
+    let millis = ((unix - unix.floor()) * 1000.0).round() as u32;
+    if millis == 0 || millis >= 1000 {
+        format!("{date}T{time}Z")
+    } else {
+        format!("{date}T{time}.{millis:03}Z")
     }
 }
 

@@ -6,8 +6,9 @@
 //! prints times in (local, UTC with `--utc`: [`crate::local_time`]), so a
 //! time copied from a listing means what it showed; a trailing `Z`
 //! (`2026-07-24T09:30Z`) reads UTC whatever the zone. Also a relative age
-//! (`30m`, `3h`, `2d`, `1w`, `45s`: that long before now, [`crate::clock`])
-//! or Unix seconds. `--since` is inclusive,
+//! (`30m`, `3h`, `2d`, `1w`, `45s`: that long before now, [`crate::clock`]),
+//! the same in words (`3 days ago`, `an hour ago`), `now`, `today` and
+//! `yesterday` (midnights in the zone), or Unix seconds. `--since` is inclusive,
 //! `--until` exclusive, so `--since D --until D+1` is exactly day D.
 
 use clap::Args;
@@ -15,10 +16,10 @@ use clap::Args;
 /// The `--since` / `--until` flags, flattened into a command's arguments.
 #[derive(Debug, Clone, Copy, Default, Args)]
 pub struct TimeWindow {
-    /// Only from this time on: YYYY-MM-DD, YYYY-MM-DDTHH:MM (local time; UTC with --utc or a trailing Z), an age (30m, 3h, 2d, 1w) or Unix seconds
+    /// Only from this time on: YYYY-MM-DD, YYYY-MM-DDTHH:MM (local time; UTC with --utc or a trailing Z), an age (30m, 3h, 2d, 1w, "3 days ago"), today, yesterday, now, or Unix seconds
     #[arg(long, value_name = "WHEN", value_parser = parse_when)]
     pub since: Option<f64>,
-    /// Only before this time: YYYY-MM-DD, YYYY-MM-DDTHH:MM (local time; UTC with --utc or a trailing Z), an age (30m, 3h, 2d, 1w) or Unix seconds
+    /// Only before this time: YYYY-MM-DD, YYYY-MM-DDTHH:MM (local time; UTC with --utc or a trailing Z), an age (30m, 3h, 2d, 1w, "3 days ago"), today, yesterday, now, or Unix seconds
     #[arg(long, value_name = "WHEN", value_parser = parse_when)]
     pub until: Option<f64>,
 }
@@ -67,11 +68,17 @@ pub fn parse_when_at(text: &str, now: f64) -> Result<f64, String> {
     let text = text.trim();
     let expected = || {
         format!(
-            "{text:?}: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM, an age such as 30m, 3h, 2d, 1w, or Unix seconds"
+            "{text:?}: expected YYYY-MM-DD, YYYY-MM-DDTHH:MM, an age such as 30m, 3h, 2d, 1w or \"3 days ago\", today, yesterday, now, or Unix seconds"
         )
     };
-    if let Some(age) = parse_age(text) {
+    if text.eq_ignore_ascii_case("now") {
+        return Ok(now);
+    }
+    if let Some(age) = parse_age(text).or_else(|| parse_words_ago(text)) {
         return Ok(now - age);
+    }
+    if let Some(days_back) = named_day(text) {
+        return Ok(midnight_before(now, days_back));
     }
     if let Ok(seconds) = text.parse::<f64>() {
         return if seconds.is_finite() {
@@ -115,6 +122,47 @@ fn parse_age(text: &str) -> Option<f64> {
     }
     let value: f64 = number.parse().ok()?;
     value.is_finite().then_some(value * seconds)
+}
+
+/// `3 days ago`, `an hour ago`, `1 week ago`, `90 seconds ago` in seconds;
+/// `None` when it is not such a phrase.
+fn parse_words_ago(text: &str) -> Option<f64> {
+    let lower = text.to_ascii_lowercase();
+    let mut words = lower.split_whitespace();
+    let (count, unit, ago) = (words.next()?, words.next()?, words.next()?);
+    if ago != "ago" || words.next().is_some() {
+        return None;
+    }
+    let count: f64 = match count {
+        "a" | "an" | "one" => 1.0,
+        number if number.bytes().all(|b| b.is_ascii_digit() || b == b'.') => number.parse().ok()?,
+        _ => return None,
+    };
+    let seconds = match unit.trim_end_matches('s') {
+        "second" | "sec" => 1.0,
+        "minute" | "min" => 60.0,
+        "hour" | "hr" => 3_600.0,
+        "day" => 86_400.0,
+        "week" | "wk" => 604_800.0,
+        _ => return None,
+    };
+    (count.is_finite()).then_some(count * seconds)
+}
+
+/// `today` and `yesterday`: how many midnights back.
+fn named_day(text: &str) -> Option<i64> {
+    match text.to_ascii_lowercase().as_str() {
+        "today" => Some(0),
+        "yesterday" => Some(1),
+        _ => None,
+    }
+}
+
+/// The midnight, in the zone, `days_back` days before the day of `now`.
+fn midnight_before(now: f64, days_back: i64) -> f64 {
+    let (date, _) = crate::local_time::civil(now);
+    let day = parse_date(&date).and_then(Result::ok).unwrap_or(0);
+    crate::local_time::wall_to_unix((day - days_back) * 86_400)
 }
 
 fn digits(text: &str, n: usize) -> Option<i64> {
@@ -193,6 +241,40 @@ mod tests {
     }
 
     #[test]
+    fn ages_in_words_and_named_days_are_read() {
+        // In UTC (the zone tests run in unless they choose one).
+        let cases = [
+            ("3 days ago", NOW - 3.0 * 86_400.0),
+            ("an hour ago", NOW - 3_600.0),
+            ("1 Week Ago", NOW - 604_800.0),
+            ("90 seconds ago", NOW - 90.0),
+            ("2.5 hours ago", NOW - 9_000.0),
+            ("now", NOW),
+            ("today", NOW),
+            ("yesterday", NOW - 86_400.0),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(parse_when_at(text, NOW), Ok(expected), "{text}");
+        }
+        let later_today = NOW + 5.0 * 3_600.0;
+        assert_eq!(
+            parse_when_at("today", later_today),
+            Ok(NOW),
+            "today is its midnight"
+        );
+        assert_eq!(parse_when_at("yesterday", later_today), Ok(NOW - 86_400.0));
+        for bad in [
+            "3 days",
+            "days ago",
+            "3 fortnights ago",
+            "3 days ago now",
+            "tomorrow",
+        ] {
+            assert!(parse_when_at(bad, NOW).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn unix_seconds_pass_through() {
         assert_eq!(parse_when_at("1700000000.5", NOW), Ok(1_700_000_000.5));
     }
@@ -200,7 +282,7 @@ mod tests {
     #[test]
     fn nonsense_is_refused_with_the_accepted_shapes() {
         for bad in [
-            "yesterday",
+            "tomorrow",
             "",
             "inf",
             "NaN",

@@ -19,6 +19,8 @@ use crate::error::{PgError, Result};
 /// The structured-content marker on PostgreSQL.
 pub const PG_JSON_PREFIX: &str = "\u{1}json:";
 const BYTES_PREFIX: &str = "\u{1}bytes:";
+/// An empty blob as stored here (SQLite's `length()` of it is 0).
+pub const EMPTY_BLOB: &str = BYTES_PREFIX;
 const INT_PREFIX: &str = "\u{1}int:";
 const REAL_PREFIX: &str = "\u{1}real:";
 

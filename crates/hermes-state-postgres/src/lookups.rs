@@ -10,7 +10,9 @@
 use std::collections::HashSet;
 
 use hermes_state_query::lookups::{MAX_RESUME_STEPS, escape_like, has_marker};
-use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, preview};
+use hermes_state_query::message_reads::{
+    AnchoredView, MessagesAround, RecentUserMessage, anchored_view, preview,
+};
 use hermes_state_query::sessions::MAX_LINEAGE_STEPS;
 use hermes_state_types::{Message, Session, stored};
 use postgres::Transaction;
@@ -193,6 +195,40 @@ impl PgStore {
         })
     }
 
+    /// The window around `message_id` with the session's bookends (the
+    /// original's `get_anchored_view`), by the query crate's rule as on
+    /// SQLite: a bookend is a message of the kept roles whose content
+    /// SQLite's `length()` counts as non-empty (never structured content,
+    /// which SQLite stores behind a NUL).
+    pub fn get_anchored_view(
+        &self,
+        session_id: &str,
+        message_id: i64,
+        window: i64,
+        bookend: i64,
+        keep_roles: Option<&[&str]>,
+    ) -> Result<AnchoredView> {
+        let around = self.get_messages_around(session_id, message_id, window)?;
+        let roles: Option<Vec<String>> =
+            keep_roles.map(|roles| roles.iter().map(|r| (*r).to_owned()).collect());
+        anchored_view(
+            around,
+            message_id,
+            bookend,
+            keep_roles,
+            |first, last, bookend| {
+                self.read(|tx| {
+                    let start =
+                        bookend_rows(tx, session_id, first, bookend, roles.as_deref(), true)?;
+                    let mut end =
+                        bookend_rows(tx, session_id, last, bookend, roles.as_deref(), false)?;
+                    end.reverse();
+                    Ok((start, end))
+                })
+            },
+        )
+    }
+
     /// The newest `user` messages of a session, newest first, at most
     /// `limit`, with a one-line preview of each (`api.md` §5.3); rewound and
     /// compacted ones only with `include_inactive`.
@@ -308,4 +344,44 @@ pub(crate) fn compression_tip(tx: &mut Transaction<'_>, session_id: &str) -> Res
         current = child;
     }
     Ok(current)
+}
+
+/// The first `limit` bookend rows before `bound` (`head`), or the last ones
+/// after it (descending), of the kept roles, with content SQLite's
+/// `length()` counts: not NULL, not empty, not structured, not an empty
+/// blob.
+fn bookend_rows(
+    tx: &mut Transaction<'_>,
+    session_id: &str,
+    bound: i64,
+    limit: i64,
+    roles: Option<&[String]>,
+    head: bool,
+) -> Result<Vec<Message>> {
+    let (side, order) = if head { ("<", "ASC") } else { (">", "DESC") };
+    let sql = format!(
+        "SELECT {} FROM messages m WHERE m.session_id = $1 AND m.id {side} $2 \
+         AND ($5::text[] IS NULL OR m.role = ANY($5)) \
+         AND length(m.content) > 0 AND NOT starts_with(m.content, $3) AND m.content <> $4 \
+         ORDER BY m.id {order} LIMIT $6",
+        select_list("m", &MESSAGE_COLUMNS)
+    );
+    let empty_blob = content::EMPTY_BLOB;
+    let roles: Option<Vec<String>> = roles.map(<[String]>::to_vec);
+    Ok(tx
+        .query(
+            &sql,
+            &[
+                &session_id,
+                &bound,
+                &content::PG_JSON_PREFIX,
+                &empty_blob,
+                &roles,
+                &limit,
+            ],
+        )
+        .context("reading bookend messages")?
+        .iter()
+        .map(message_from_row)
+        .collect())
 }

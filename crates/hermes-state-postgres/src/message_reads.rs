@@ -3,11 +3,15 @@
 //! crate's pure `build_conversation`, shared with the SQLite backend.
 
 use hermes_state_query::MessagePage;
+use hermes_state_query::QueryError;
 use hermes_state_query::conversation::build_conversation;
+use hermes_state_query::messages::{
+    ResumeConversations, ancestor_display_prefix, resume_conversations,
+};
 use hermes_state_types::{ConversationMessage, Message};
 
 use crate::PgStore;
-use crate::error::{Context, Result};
+use crate::error::{Context, PgError, Result};
 use crate::lineage::root_to_tip;
 use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
 
@@ -83,6 +87,46 @@ impl PgStore {
         Ok(build_conversation(&rows, include_ancestors))
     }
 
+    /// The two histories of a resume (the original's
+    /// `get_resume_conversations`), from one read of the lineage's active
+    /// messages, built by the query crate's rule as on SQLite.
+    pub fn get_resume_conversations(&self, session_id: &str) -> Result<ResumeConversations> {
+        let (_, rows) = self.lineage_messages(session_id)?;
+        resume_conversations(&rows, session_id).map_err(repair_error)
+    }
+
+    /// The display history's messages of the session's ancestors (the
+    /// original's `get_ancestor_display_prefix`); `[]` without ancestors.
+    pub fn get_ancestor_display_prefix(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<ConversationMessage>> {
+        let (sessions, rows) = self.lineage_messages(session_id)?;
+        if sessions <= 1 {
+            return Ok(Vec::new());
+        }
+        Ok(ancestor_display_prefix(&rows, session_id))
+    }
+
+    /// How many sessions the lineage (root to `session_id`) has, and their
+    /// active messages in id order, in one read.
+    fn lineage_messages(&self, session_id: &str) -> Result<(usize, Vec<Message>)> {
+        let sql = format!(
+            "SELECT {} FROM messages m WHERE m.session_id = ANY($1) AND m.active = 1 ORDER BY m.id",
+            select_list("m", &MESSAGE_COLUMNS)
+        );
+        self.read(|tx| {
+            let sessions = root_to_tip(tx, session_id)?;
+            let rows = tx
+                .query(&sql, &[&sessions])
+                .context("reading the conversation")?
+                .iter()
+                .map(message_from_row)
+                .collect();
+            Ok((sessions.len(), rows))
+        })
+    }
+
     /// Whether the session has inactive (rewound or compacted) messages
     /// (`api.md` §5.3); `false` for an unknown session.
     pub fn has_archived_messages(&self, session_id: &str) -> Result<bool> {
@@ -111,5 +155,14 @@ impl PgStore {
             .context("clearing messages")?;
             Ok(())
         })
+    }
+}
+
+/// The conversation repair's failure as this crate's error (the original's
+/// `TypeError`).
+fn repair_error(error: QueryError) -> PgError {
+    match error {
+        QueryError::TypeError(text) => PgError::TypeError(text),
+        other => PgError::InvalidInput(other.to_string()),
     }
 }

@@ -17,6 +17,15 @@ pub enum QueryError {
         /// The missing table.
         table: &'static str,
     },
+    /// A value of the store cannot go where the original's code puts it:
+    /// the `TypeError` Python raises there, with its text (tool calls that
+    /// are not a list, met by the conversation repair).
+    #[error("{0}")]
+    TypeError(String),
+    /// A stored value the original's code refuses with a `ValueError`, with
+    /// its text (a backfill mark Python's `int()` cannot read).
+    #[error("{0}")]
+    ValueError(String),
 }
 
 impl QueryError {
@@ -25,6 +34,7 @@ impl QueryError {
         match self {
             QueryError::Sqlite(error) => error.kind(),
             QueryError::MissingTable { .. } => ErrorKind::Corrupt,
+            QueryError::TypeError(_) | QueryError::ValueError(_) => ErrorKind::InvalidInput,
         }
     }
 
@@ -37,7 +47,9 @@ impl QueryError {
     pub fn is_sql_error(&self) -> bool {
         match self {
             QueryError::Sqlite(error) => is_sql_error(&error.source),
-            QueryError::MissingTable { .. } => false,
+            QueryError::MissingTable { .. }
+            | QueryError::TypeError(_)
+            | QueryError::ValueError(_) => false,
         }
     }
 

@@ -301,3 +301,136 @@ pub fn replacement_messages(
         })
         .collect()
 }
+
+/// An anchored window with the session's opening and closing turns
+/// (`get_anchored_view`): the window of [`get_messages_around`], role-filtered,
+/// plus bookends outside it. Serialised as the original's dict.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct AnchoredView {
+    /// The window's messages whose role is kept, and the anchor whatever its role.
+    pub window: Vec<Message>,
+    /// How many messages of the unfiltered window come before the anchor.
+    pub messages_before: usize,
+    /// How many messages of the unfiltered window come after the anchor.
+    pub messages_after: usize,
+    /// The session's first `bookend` messages before the window (kept roles,
+    /// non-empty content), in id order.
+    pub bookend_start: Vec<Message>,
+    /// The session's last `bookend` messages after the window (kept roles,
+    /// non-empty content), in id order.
+    pub bookend_end: Vec<Message>,
+}
+
+/// The window around `message_id` ([`get_messages_around`], `window` as
+/// there) filtered to `keep_roles` (the anchor is always kept; `None` keeps
+/// every role, an empty list only the anchor), with up to `bookend` (a
+/// negative one counts as 0) messages of those roles and non-empty
+/// `content` (SQLite's `length(content) > 0`, so a structured content,
+/// stored behind a NUL, never counts) from the session's start before the
+/// window and from its end after it; inactive rows included, as in the
+/// window. An anchor that is not a message of the session gives an empty view.
+pub fn get_anchored_view(
+    conn: &Connection,
+    session_id: &str,
+    message_id: i64,
+    window: i64,
+    bookend: i64,
+    keep_roles: Option<&[&str]>,
+) -> Result<AnchoredView, QueryError> {
+    let around = get_messages_around(conn, session_id, message_id, window)?;
+    anchored_view(
+        around,
+        message_id,
+        bookend,
+        keep_roles,
+        |first, last, bookend| {
+            let start = bookend_rows(conn, session_id, first, bookend, keep_roles, true)?;
+            let mut end = bookend_rows(conn, session_id, last, bookend, keep_roles, false)?;
+            end.reverse();
+            Ok((start, end))
+        },
+    )
+}
+
+/// The anchored view's rule, for every backend: `around` (the window of
+/// [`get_messages_around`]) filtered to `keep_roles`, the anchor kept; with
+/// a positive `bookend`, `bookends(first id, last id of the unfiltered
+/// window, bookend)` gives the two bookends in id order (rows of the kept
+/// roles with `length(content) > 0` as SQLite counts it: the first
+/// `bookend` before the window, the last `bookend` after it).
+pub fn anchored_view<E>(
+    around: MessagesAround,
+    message_id: i64,
+    bookend: i64,
+    keep_roles: Option<&[&str]>,
+    bookends: impl FnOnce(i64, i64, i64) -> Result<(Vec<Message>, Vec<Message>), E>,
+) -> Result<AnchoredView, E> {
+    let (Some(first), Some(last)) = (around.window.first(), around.window.last()) else {
+        return Ok(AnchoredView::default());
+    };
+    let (first_id, last_id) = (first.id, last.id);
+    let bookend = bookend.max(0);
+    let (bookend_start, bookend_end) = if bookend > 0 {
+        bookends(first_id, last_id, bookend)?
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let window = around
+        .window
+        .into_iter()
+        .filter(|m| {
+            m.id == message_id || keep_roles.is_none_or(|roles| roles.contains(&m.role.as_str()))
+        })
+        .collect();
+    Ok(AnchoredView {
+        window,
+        messages_before: around.messages_before,
+        messages_after: around.messages_after,
+        bookend_start,
+        bookend_end,
+    })
+}
+
+/// The first `limit` bookend rows before `bound` (`head`) or the last ones
+/// after it, in the order the query takes them (ascending for the head,
+/// descending for the tail).
+fn bookend_rows(
+    conn: &Connection,
+    session_id: &str,
+    bound: i64,
+    limit: i64,
+    keep_roles: Option<&[&str]>,
+    head: bool,
+) -> Result<Vec<Message>, QueryError> {
+    let (side, order) = if head { ("<", "ASC") } else { (">", "DESC") };
+    let roles = keep_roles.map_or(String::new(), |roles| {
+        let marks = (0..roles.len())
+            .map(|i| format!("?{}", i + 3))
+            .collect::<Vec<_>>()
+            .join(",");
+        format!(" AND role IN ({marks})")
+    });
+    let limit_at = 3 + keep_roles.map_or(0, <[&str]>::len);
+    let sql = format!(
+        "SELECT * FROM messages WHERE session_id = ?1 AND id {side} ?2{roles} \
+         AND length(content) > 0 ORDER BY id {order} LIMIT ?{limit_at}"
+    );
+    let mut values: Vec<rusqlite::types::Value> = vec![session_id.to_owned().into(), bound.into()];
+    values.extend(
+        keep_roles
+            .unwrap_or_default()
+            .iter()
+            .map(|role| rusqlite::types::Value::from((*role).to_owned())),
+    );
+    values.push(limit.into());
+    let mut stmt = conn.prepare(&sql).context("reading bookend messages")?;
+    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
+    let rows = stmt
+        .query_map(rusqlite::params_from_iter(values), |row| {
+            message_from_row(row, &columns)
+        })
+        .context("reading bookend messages")?;
+    rows.collect::<Result<_, _>>()
+        .context("reading bookend messages")
+        .map_err(Into::into)
+}

@@ -3,7 +3,10 @@
 use hermes_state_types::{ConversationMessage, Message};
 use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 
+use serde::{Serialize, Serializer};
+
 use crate::conversation::build_conversation;
+use crate::conversation_repair::{ConversationDict, repaired};
 use crate::error::{QueryContext, QueryError};
 use crate::rows::message_from_row;
 use crate::sessions::lineage_root_to_tip;
@@ -67,6 +70,94 @@ pub fn get_messages_as_conversation(
     } else {
         vec![session_id.to_owned()]
     };
+    let rows = messages_of(conn, &sessions, include_inactive)?;
+    Ok(build_conversation(&rows, include_ancestors))
+}
+
+/// The two views a resume needs, from one read of the lineage's messages
+/// (`get_resume_conversations`): serialised as the original's pair
+/// `(model_history, display_history)`, a two-element list.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ResumeConversations {
+    /// The session's own active messages as the conversation view, with the
+    /// role-alternation repair applied (the live-replay history).
+    pub model_history: Vec<ConversationDict>,
+    /// The whole lineage's active messages, root first, as the conversation
+    /// view with ancestors (replayed user messages dropped).
+    pub display_history: Vec<ConversationMessage>,
+}
+
+impl Serialize for ResumeConversations {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (&self.model_history, &self.display_history).serialize(serializer)
+    }
+}
+
+/// `get_resume_conversations`: the lineage's (root to `session_id`) active
+/// messages read once; the session's own rows give the model history
+/// (the conversation view, then [`repaired`]), all of them
+/// the display history (the view with ancestors). An `Err` of
+/// [`QueryError::TypeError`] is the repair's (tool calls that are no list).
+pub fn get_resume_conversations(
+    conn: &Connection,
+    session_id: &str,
+) -> Result<ResumeConversations, QueryError> {
+    let sessions = lineage_root_to_tip(conn, session_id)?;
+    resume_conversations(&messages_of(conn, &sessions, false)?, session_id)
+}
+
+/// The resume views of `session_id` from its lineage's active messages in
+/// id order (every backend reads them its way, then builds them here).
+pub fn resume_conversations(
+    rows: &[Message],
+    session_id: &str,
+) -> Result<ResumeConversations, QueryError> {
+    let tip: Vec<Message> = rows
+        .iter()
+        .filter(|row| row.session_id == session_id)
+        .cloned()
+        .collect();
+    Ok(ResumeConversations {
+        model_history: repaired(&build_conversation(&tip, false))?,
+        display_history: build_conversation(rows, true),
+    })
+}
+
+/// `get_ancestor_display_prefix`: the display history's messages that come
+/// from the ancestors of `session_id` (its lineage's other sessions), as the
+/// conversation view with ancestors; `[]` for a session without ancestors.
+pub fn get_ancestor_display_prefix(
+    conn: &Connection,
+    session_id: &str,
+) -> Result<Vec<ConversationMessage>, QueryError> {
+    let sessions = lineage_root_to_tip(conn, session_id)?;
+    if sessions.len() <= 1 {
+        return Ok(Vec::new());
+    }
+    Ok(ancestor_display_prefix(
+        &messages_of(conn, &sessions, false)?,
+        session_id,
+    ))
+}
+
+/// The ancestors' part of the display history, from the lineage's active
+/// messages in id order (for a lineage of more than one session).
+pub fn ancestor_display_prefix(rows: &[Message], session_id: &str) -> Vec<ConversationMessage> {
+    let ancestors: Vec<Message> = rows
+        .iter()
+        .filter(|row| row.session_id != session_id)
+        .cloned()
+        .collect();
+    build_conversation(&ancestors, true)
+}
+
+/// The messages of these sessions in id order, active ones only unless
+/// `include_inactive`.
+fn messages_of(
+    conn: &Connection,
+    sessions: &[String],
+    include_inactive: bool,
+) -> Result<Vec<Message>, QueryError> {
     let placeholders = (1..=sessions.len())
         .map(|i| format!("?{i}"))
         .collect::<Vec<_>>()
@@ -87,7 +178,7 @@ pub fn get_messages_as_conversation(
         .context("reading the conversation")?
         .collect::<Result<Vec<_>, _>>()
         .context("reading the conversation")?;
-    Ok(build_conversation(&rows, include_ancestors))
+    Ok(rows)
 }
 
 /// Number of message rows of a session, or of the whole store (inactive rows included).

@@ -17,7 +17,10 @@ use hermes_state_query::coordination::{Delegation, DelegationFilter};
 use hermes_state_query::lineage::LineageEntry;
 use hermes_state_query::listing::{ListFilter, SessionListing};
 use hermes_state_query::lookups::{PeerLookup, SessionActivity};
-use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage, RewindResult};
+use hermes_state_query::message_reads::{
+    AnchoredView, MessagesAround, RecentUserMessage, RewindResult,
+};
+use hermes_state_query::messages::ResumeConversations;
 use hermes_state_query::prune::{
     ArchiveSelection, PruneCandidate, PruneOptions, PruneReport, PruneSelection,
 };
@@ -26,6 +29,7 @@ use hermes_state_query::search::{SearchHit, SearchOptions};
 use hermes_state_query::session_updates::{CompressionCooldown, HandoffState};
 use hermes_state_query::sessions::SessionCountOptions;
 use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
+use hermes_state_query::telegram_topics::{TopicBinding, TopicBindingRequest};
 use hermes_state_types::{
     AuxiliaryUsage, Content, ConversationMessage, Message, NewDelegation, NewMessage, NewSession,
     Session, TokenUpdate,
@@ -39,7 +43,8 @@ use crate::cleanup::{
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
 use crate::export::{
-    ExportFilter, ExportPart, ExportSummary, ImportOptions, ImportReport, SessionExport,
+    ExportFilter, ExportPart, ExportSummary, ImportOptions, ImportReport, LineageExport,
+    SessionExport,
 };
 use crate::session_updates::GatewayPeer;
 
@@ -393,6 +398,9 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<ConversationHit>>;
     /// `api.md` §11.1: one session with its active messages, from one snapshot.
     fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>>;
+    /// The original's `export_session_lineage`: the session's compression
+    /// lineage as one logical session; `None` for an unknown id.
+    fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>>;
     /// `api.md` §11.1 in parts (`SessionDb::export_session_parts`).
     fn export_session_parts(
         &self,
@@ -439,6 +447,59 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
     ) -> Result<ImportReport>;
     /// `api.md` §11.2: restores the original's export shape.
     fn import_sessions(&self, sessions: &Value) -> Result<SessionsImportReport>;
+    /// The original's `get_anchored_view` (docs/DECISIONS.md, "The
+    /// original's methods beyond `api.md`"): the window around a message,
+    /// role-filtered, with the session's bookends.
+    fn get_anchored_view(
+        &self,
+        session_id: &str,
+        message_id: i64,
+        window: i64,
+        bookend: i64,
+        keep_roles: Option<&[&str]>,
+    ) -> Result<AnchoredView>;
+    /// The original's `get_resume_conversations`: the repaired model
+    /// history and the lineage's display history.
+    fn get_resume_conversations(&self, session_id: &str) -> Result<ResumeConversations>;
+    /// The original's `get_ancestor_display_prefix`.
+    fn get_ancestor_display_prefix(&self, session_id: &str) -> Result<Vec<ConversationMessage>>;
+    /// The original's `enable_telegram_topic_mode` (runs the opt-in first).
+    fn enable_telegram_topic_mode(
+        &self,
+        chat_id: &str,
+        user_id: &str,
+        has_topics_enabled: Option<bool>,
+        allows_users_to_create_topics: Option<bool>,
+    ) -> Result<()>;
+    /// The original's `disable_telegram_topic_mode`.
+    fn disable_telegram_topic_mode(&self, chat_id: &str, clear_bindings: bool) -> Result<()>;
+    /// The original's `is_telegram_topic_mode_enabled`.
+    fn is_telegram_topic_mode_enabled(&self, chat_id: &str, user_id: &str) -> Result<bool>;
+    /// The original's `get_telegram_topic_binding`.
+    fn get_telegram_topic_binding(
+        &self,
+        chat_id: &str,
+        thread_id: &str,
+    ) -> Result<Option<TopicBinding>>;
+    /// The original's `list_telegram_topic_bindings_for_chat`.
+    fn list_telegram_topic_bindings_for_chat(&self, chat_id: &str) -> Result<Vec<TopicBinding>>;
+    /// The original's `get_telegram_topic_binding_by_session`.
+    fn get_telegram_topic_binding_by_session(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<TopicBinding>>;
+    /// The original's `delete_telegram_topic_binding`.
+    fn delete_telegram_topic_binding(&self, chat_id: &str, thread_id: &str) -> Result<usize>;
+    /// The original's `bind_telegram_topic` (runs the opt-in first).
+    fn bind_telegram_topic(&self, binding: &TopicBindingRequest<'_>) -> Result<()>;
+    /// The original's `is_telegram_session_linked_to_topic`.
+    fn is_telegram_session_linked_to_topic(&self, session_id: &str) -> Result<bool>;
+    /// The original's `list_unlinked_telegram_sessions_for_user`.
+    fn list_unlinked_telegram_sessions_for_user(
+        &self,
+        user_id: &str,
+        limit: i64,
+    ) -> Result<Vec<RichSession>>;
     /// Which backend this is, e.g. for messages: `sqlite` or `postgres`.
     fn backend_name(&self) -> &'static str;
     /// The SQLite store behind this handle, for what only a file offers
@@ -495,6 +556,83 @@ macro_rules! forward_store {
         }
         fn get_meta(&self, key: &str) -> Result<Option<String>> {
             Self::get_meta(self, key).map_err($err)
+        }
+        fn get_anchored_view(
+            &self,
+            session_id: &str,
+            message_id: i64,
+            window: i64,
+            bookend: i64,
+            keep_roles: Option<&[&str]>,
+        ) -> Result<AnchoredView> {
+            Self::get_anchored_view(self, session_id, message_id, window, bookend, keep_roles)
+                .map_err($err)
+        }
+        fn get_resume_conversations(&self, session_id: &str) -> Result<ResumeConversations> {
+            Self::get_resume_conversations(self, session_id).map_err($err)
+        }
+        fn get_ancestor_display_prefix(
+            &self,
+            session_id: &str,
+        ) -> Result<Vec<ConversationMessage>> {
+            Self::get_ancestor_display_prefix(self, session_id).map_err($err)
+        }
+        fn enable_telegram_topic_mode(
+            &self,
+            chat_id: &str,
+            user_id: &str,
+            has_topics_enabled: Option<bool>,
+            allows_users_to_create_topics: Option<bool>,
+        ) -> Result<()> {
+            Self::enable_telegram_topic_mode(
+                self,
+                chat_id,
+                user_id,
+                has_topics_enabled,
+                allows_users_to_create_topics,
+            )
+            .map_err($err)
+        }
+        fn disable_telegram_topic_mode(&self, chat_id: &str, clear_bindings: bool) -> Result<()> {
+            Self::disable_telegram_topic_mode(self, chat_id, clear_bindings).map_err($err)
+        }
+        fn is_telegram_topic_mode_enabled(&self, chat_id: &str, user_id: &str) -> Result<bool> {
+            Self::is_telegram_topic_mode_enabled(self, chat_id, user_id).map_err($err)
+        }
+        fn get_telegram_topic_binding(
+            &self,
+            chat_id: &str,
+            thread_id: &str,
+        ) -> Result<Option<TopicBinding>> {
+            Self::get_telegram_topic_binding(self, chat_id, thread_id).map_err($err)
+        }
+        fn list_telegram_topic_bindings_for_chat(
+            &self,
+            chat_id: &str,
+        ) -> Result<Vec<TopicBinding>> {
+            Self::list_telegram_topic_bindings_for_chat(self, chat_id).map_err($err)
+        }
+        fn get_telegram_topic_binding_by_session(
+            &self,
+            session_id: &str,
+        ) -> Result<Option<TopicBinding>> {
+            Self::get_telegram_topic_binding_by_session(self, session_id).map_err($err)
+        }
+        fn delete_telegram_topic_binding(&self, chat_id: &str, thread_id: &str) -> Result<usize> {
+            Self::delete_telegram_topic_binding(self, chat_id, thread_id).map_err($err)
+        }
+        fn bind_telegram_topic(&self, binding: &TopicBindingRequest<'_>) -> Result<()> {
+            Self::bind_telegram_topic(self, binding).map_err($err)
+        }
+        fn is_telegram_session_linked_to_topic(&self, session_id: &str) -> Result<bool> {
+            Self::is_telegram_session_linked_to_topic(self, session_id).map_err($err)
+        }
+        fn list_unlinked_telegram_sessions_for_user(
+            &self,
+            user_id: &str,
+            limit: i64,
+        ) -> Result<Vec<RichSession>> {
+            Self::list_unlinked_telegram_sessions_for_user(self, user_id, limit).map_err($err)
         }
         fn session_count(&self, options: &SessionCountOptions) -> Result<i64> {
             Self::session_count(self, options).map_err($err)

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod ad_hoc_query;
 mod backend;
 pub mod by_name;
 mod cleanup;
@@ -11,6 +12,7 @@ mod doctor;
 mod error;
 mod export;
 mod fts;
+mod fts_steps;
 mod group_commit;
 mod handoff;
 mod inspect;
@@ -29,8 +31,10 @@ mod rich_listing;
 mod search;
 mod session_updates;
 mod sessions;
+mod telegram_topics;
 mod titles;
 
+pub use ad_hoc_query::QueryRows;
 pub use backend::{
     DATABASE_URL_VAR, PostgresUrl, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore, StoreLocation,
     open_store,
@@ -49,8 +53,9 @@ pub use doctor::{
 pub use error::{Error, OriginalError, Result};
 pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary,
-    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, SessionExport,
+    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, SessionExport,
 };
+pub use fts_steps::StoragePhase;
 pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 /// The PostgreSQL backend (feature `postgres`).
@@ -59,17 +64,21 @@ pub use hermes_state_postgres as postgres;
 /// The read side, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
 pub use hermes_state_query as query;
+pub use hermes_state_query::conversation_repair::ConversationDict;
 pub use hermes_state_query::conversation_search::{ConversationHit, ConversationScope};
 pub use hermes_state_query::lineage::LineageEntry;
 pub use hermes_state_query::listing::{ListFilter, SessionListing};
 pub use hermes_state_query::lookups::{PeerLookup, SessionActivity};
-pub use hermes_state_query::message_reads::{MessagesAround, RecentUserMessage};
+pub use hermes_state_query::message_reads::{AnchoredView, MessagesAround, RecentUserMessage};
+pub use hermes_state_query::messages::ResumeConversations;
+pub use hermes_state_query::rebuild_status::RebuildStatus;
 pub use hermes_state_query::rich_listing::{RichListOptions, RichSession, SessionCwd};
 pub use hermes_state_query::search::{
     ContextMessage, FtsCapabilities, QueryProblem, SearchHit, SearchOptions, query_problem,
 };
 pub use hermes_state_query::sessions::SessionCountOptions;
 pub use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
+pub use hermes_state_query::telegram_topics::{ALREADY_LINKED, TopicBinding, TopicBindingRequest};
 pub use hermes_state_query::{MessagePage, QueryError, TitleError};
 /// The schema crate, for raw-SQL tests and tools (feature `raw-sql`).
 #[cfg(feature = "raw-sql")]
@@ -82,7 +91,7 @@ pub use hermes_state_schema::{
 };
 pub use hermes_state_types::{
     AuxiliaryUsage, Content, ConversationMessage, ErrorKind, Message, NewMessage, NewSession,
-    SCHEMA_VERSION, Session, TokenUpdate,
+    SCHEMA_VERSION, Session, StoredValue, TokenUpdate,
 };
 pub use inspect::{FtsInfo, MigrationPlan, SchemaInfo, TableInfo};
 pub use maintenance::{

@@ -11,7 +11,7 @@
 //! counted, a replacement or a compaction sets the counters to the rows it
 //! inserted.
 
-use hermes_state_query::message_reads::{self, MessagesAround, RecentUserMessage};
+use hermes_state_query::message_reads::{self, AnchoredView, MessagesAround, RecentUserMessage};
 use hermes_state_types::stored;
 use hermes_state_types::{Content, NewMessage};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -222,6 +222,29 @@ impl SessionDb {
         self.read(|conn| {
             Ok(message_reads::get_messages_around(
                 conn, session_id, message_id, window,
+            )?)
+        })
+    }
+
+    /// The window around `message_id` with the session's bookends
+    /// (`get_anchored_view`): [`SessionDb::get_messages_around`]'s window
+    /// filtered to `keep_roles` (the anchor always kept; `None` keeps
+    /// every role), and up to `bookend` messages of those roles with
+    /// non-empty content from the session's start before the window and
+    /// from its end after it. The original's defaults are `window = 5`,
+    /// `bookend = 3`, `keep_roles = Some(&["user", "assistant"])`. Empty
+    /// when the message is not one of the session's.
+    pub fn get_anchored_view(
+        &self,
+        session_id: &str,
+        message_id: i64,
+        window: i64,
+        bookend: i64,
+        keep_roles: Option<&[&str]>,
+    ) -> Result<AnchoredView> {
+        self.snapshot_read(|conn| {
+            Ok(message_reads::get_anchored_view(
+                conn, session_id, message_id, window, bookend, keep_roles,
             )?)
         })
     }

@@ -1,6 +1,7 @@
 //! Message writes and reads, clearing and deleting.
 
 use hermes_state_query::MessagePage;
+use hermes_state_query::messages::ResumeConversations;
 use hermes_state_query::values::sql_value;
 use hermes_state_types::stored::{self, StoredToolCalls};
 use hermes_state_types::{ConversationMessage, Message, NewMessage};
@@ -96,6 +97,35 @@ impl SessionDb {
                 session_id,
                 include_ancestors,
                 include_inactive,
+            )?)
+        })
+    }
+
+    /// The two histories a resume shows (`get_resume_conversations`), from
+    /// one read of the lineage's active messages: the session's own
+    /// conversation with the role-alternation repair (what the model is
+    /// given again) and the lineage's, root first, with replayed user
+    /// messages dropped (what the user is shown). A stored tool-call value
+    /// that is not a list makes the repair fail as the original's
+    /// (`TypeError`, [`crate::ErrorKind::InvalidInput`]).
+    pub fn get_resume_conversations(&self, session_id: &str) -> Result<ResumeConversations> {
+        self.snapshot_read(|conn| {
+            Ok(hermes_state_query::messages::get_resume_conversations(
+                conn, session_id,
+            )?)
+        })
+    }
+
+    /// The display history's messages that come from the session's
+    /// ancestors (`get_ancestor_display_prefix`): the conversation view with
+    /// ancestors of the lineage's other sessions; `[]` without ancestors.
+    pub fn get_ancestor_display_prefix(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<ConversationMessage>> {
+        self.snapshot_read(|conn| {
+            Ok(hermes_state_query::messages::get_ancestor_display_prefix(
+                conn, session_id,
             )?)
         })
     }

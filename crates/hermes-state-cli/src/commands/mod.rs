@@ -8,9 +8,11 @@ mod export_original;
 mod fts;
 mod lineage_flags;
 mod listing;
+mod location;
 mod maintenance;
 mod messages;
 mod prune;
+mod query;
 mod remote;
 #[cfg(feature = "postgres")]
 mod remote_doctor;
@@ -82,10 +84,16 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         (Some(path), _) => path,
         (None, Some(hermes_state::StoreLocation::Sqlite(path))) => path,
         (None, Some(hermes_state::StoreLocation::Postgres(url))) => {
+            if matches!(cli.command, Command::Where) {
+                return location::server(&out, &url);
+            }
             return remote::run(cli, &url, out);
         }
         (None, None) => store::default_path()?,
     };
+    if matches!(cli.command, Command::Where) {
+        return location::file(&out, &path);
+    }
     let command = command_name(&cli.command);
     let ctx = Context {
         path,
@@ -147,7 +155,8 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::MigrateTo(args) => remote::migrate_to(&ctx, &args),
         Command::Schema => schema::schema(&ctx),
         Command::Demo(args) => demo::demo(&ctx, &args),
-        Command::Completions(_) | Command::Man => Ok(()),
+        Command::Query(args) => query::query(&ctx, &args),
+        Command::Completions(_) | Command::Man | Command::Where => Ok(()),
     }
 }
 
@@ -197,5 +206,7 @@ pub(crate) fn command_name(command: &Command) -> &'static str {
         Command::Demo(_) => "demo",
         Command::Completions(_) => "completions",
         Command::Man => "man",
+        Command::Where => "where",
+        Command::Query(_) => "query",
     }
 }

@@ -120,6 +120,31 @@ pub(super) fn stats_of(ctx: &Context, db: &dyn SessionStore, args: &StatsArgs) -
                 cost(m.total_cost)
             );
         }
+        if models.len() > 1 {
+            // The sum of the rows above (a session that changed model counts
+            // once per model, as in its rows).
+            let sum = |field: fn(&hermes_state::ModelTotals) -> Option<i64>| {
+                models.iter().filter_map(field).sum::<i64>()
+            };
+            let total_cost = models
+                .iter()
+                .filter_map(|m| m.total_cost)
+                .reduce(|a, b| a + b);
+            let _ = writeln!(
+                text,
+                "{}",
+                out.bold(&format!(
+                    "  {}  {:>8}  {:>12}  {:>12}  {:>12}  {:>10}  {:>10}",
+                    pad("TOTAL", 28),
+                    models.iter().map(|m| m.session_count).sum::<i64>(),
+                    count(sum(|m| m.total_input)),
+                    count(sum(|m| m.total_output)),
+                    count(sum(|m| m.total_cache_read)),
+                    count(sum(|m| m.total_reasoning)),
+                    cost(total_cost)
+                ))
+            );
+        }
         text.push('\n');
     }
     // Usage by task adds nothing to the per-model table while every row is

@@ -151,3 +151,87 @@ fn every_command_the_docs_and_messages_name_exists() {
     }
     assert!(missing.is_empty(), "\n{}", missing.join("\n"));
 }
+
+/// `where` (alias `path`) prints the store's location and opens nothing:
+/// the file's absolute path (nothing created for a missing one), or the
+/// server URL without its password.
+#[test]
+fn where_prints_the_location_and_opens_nothing() {
+    let env = Env::new();
+    let db = env.demo("here.db");
+    let shown = env.run(&db, &["where"]).ok().stdout;
+    assert_eq!(
+        shown.trim(),
+        std::path::absolute(&db).unwrap().display().to_string()
+    );
+    let value = env.json(&db, &["path"]);
+    assert_eq!(value["backend"], "sqlite");
+    assert_eq!(value["exists"], true);
+    let missing = env.path("not-yet.db");
+    env.run(&missing, &["where"])
+        .ok()
+        .stderr_has("no store there yet");
+    assert!(!missing.exists(), "where created the file");
+    let url = "postgresql://alice:s3cret@127.0.0.1:1/db?schema=x";
+    let run = env.raw(&["--database-url", url, "where"], None).ok();
+    assert_eq!(
+        run.stdout.trim(),
+        "postgresql://alice@127.0.0.1:1/db?schema=x"
+    );
+    assert!(!run.stdout.contains("s3cret") && !run.stderr.contains("s3cret"));
+}
+
+/// `query "SQL"` runs one statement that only reads, on a read-only
+/// connection: rows as a table or JSON; a statement that could write, or
+/// more than one, is refused and the file stays byte-identical.
+#[test]
+fn query_runs_one_read_only_statement_and_refuses_writes() {
+    let env = Env::new();
+    let db = env.demo("q.db");
+    let table = env
+        .run(
+            &db,
+            &[
+                "query",
+                "SELECT id, message_count FROM sessions WHERE id = 'demo-paris'",
+            ],
+        )
+        .ok()
+        .stdout;
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        ["id", "message_count"]
+    );
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        ["demo-paris", "6"]
+    );
+    let rows = env.json(
+        &db,
+        &["query", "SELECT count(*) AS n, x'00ff' AS b FROM messages"],
+    );
+    assert_eq!(
+        rows,
+        serde_json::json!([{"n": 30, "b": {"blob_hex": "00ff"}}])
+    );
+    let before = std::fs::read(&db).unwrap(); // tidy: not the live database (a test's closed copy)
+    for refused in [
+        "DELETE FROM sessions",
+        "PRAGMA journal_mode=DELETE",
+        "SELECT 1; DELETE FROM sessions",
+        "ATTACH 'other.db' AS o",
+    ] {
+        env.run(&db, &["query", refused]).fails(1);
+    }
+    env.run(&db, &["query", "SELEC 1"])
+        .fails(1)
+        .stderr_has("syntax error");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "a refused query changed the file"
+    ); // tidy: not the live database
+    let capped = env.json(&db, &["query", "SELECT id FROM messages", "--limit", "5"]);
+    assert_eq!(capped.as_array().map(Vec::len), Some(5));
+}

@@ -193,7 +193,7 @@ fn sessions_list_filters_on_the_start_with_paging() {
         &["sessions", "list", "--since", "1h", "--until", "2026-05-01"],
     );
     assert_eq!(ids(&recent), Vec::<String>::new());
-    env.run(&db, &["sessions", "list", "--since", "yesterday"])
+    env.run(&db, &["sessions", "list", "--since", "the day before"])
         .fails(2)
         .stderr_has("expected YYYY-MM-DD");
 }

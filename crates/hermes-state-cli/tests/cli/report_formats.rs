@@ -156,7 +156,14 @@ fn lineage_rows_name_each_sessions_relation_root_first() {
     let header: Vec<&str> = csv[0].iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
         header,
-        ["id", "relation", "title", "started_at", "parent_session_id"]
+        [
+            "id",
+            "relation",
+            "title",
+            "started_at",
+            "started_at_iso",
+            "parent_session_id"
+        ]
     );
     let ids: Vec<(&str, &str)> = csv
         .iter()
@@ -178,6 +185,12 @@ fn lineage_rows_name_each_sessions_relation_root_first() {
             "demo-refactor-serde"
         ]
     );
+    // Its time as ISO 8601 UTC next to the number.
+    assert!(
+        csv[0][4].1.ends_with('Z') && csv[0][4].1.contains('T'),
+        "{:?}",
+        csv[0][4]
+    );
     // The root's own row has no parent: an empty field.
-    assert_eq!(csv[0][4].1, "");
+    assert_eq!(csv[0][5].1, "");
 }

@@ -24,10 +24,12 @@ fn search_human_and_json() {
             "role",
             "snippet",
             "timestamp",
+            "timestamp_iso",
             "tool_name",
             "source",
             "model",
             "session_started",
+            "session_started_iso",
             "context"
         ]
     );
@@ -92,6 +94,18 @@ fn stats_human_and_json() {
         .stdout_has("claude-sonnet-4")
         .stdout_has("compression")
         .stdout_has("Top sessions");
+    // A total line sums the per-model rows: the demo's four models.
+    let text = env.run(&db, &["stats"]).ok().stdout;
+    let total = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("TOTAL"))
+        .unwrap_or_else(|| panic!("a TOTAL line: {text}"));
+    let cells: Vec<&str> = total.split_whitespace().collect();
+    assert_eq!(
+        cells[1..6],
+        ["8", "75,740", "9,396", "43,000", "0"],
+        "{total}"
+    );
     let value = env.json(&db, &["stats", "--top", "3"]);
     assert_eq!(value["sessions"], 8);
     assert_eq!(value["messages"], 30);

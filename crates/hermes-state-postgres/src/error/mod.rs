@@ -34,6 +34,15 @@ pub enum PgError {
     /// An argument was refused before anything was written.
     #[error("{0}")]
     InvalidInput(String),
+    /// The original's `ValueError` for a call it refuses (a Telegram
+    /// session already bound to another topic), with its text.
+    #[error("{0}")]
+    InvalidValue(String),
+    /// The original's `TypeError` on a stored value its code cannot take
+    /// (the conversation repair's tool calls that are no list), with its
+    /// text.
+    #[error("{0}")]
+    TypeError(String),
     /// The session the operation needs does not exist: a write was refused
     /// by the `session_id` foreign key.
     #[error("session not found: {0:?}")]
@@ -138,6 +147,8 @@ impl PgError {
             PgError::InvalidUrl(_)
             | PgError::Tls(_)
             | PgError::InvalidInput(_)
+            | PgError::InvalidValue(_)
+            | PgError::TypeError(_)
             | PgError::NotEmpty(_) => ErrorKind::InvalidInput,
             // A refusal the server explains (a SQLSTATE: authentication,
             // a missing database) is of its kind; anything else — no

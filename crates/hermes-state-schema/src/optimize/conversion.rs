@@ -10,7 +10,7 @@ use super::gate::{self, FtsIndex};
 use super::meta::meta;
 use super::own_transaction::{in_own_transaction, settle, teardown_trash};
 use super::progress::OptimizeProgress;
-use super::refusal::{Refusal, refusal};
+use super::refusal::{Refusal, refusal, storage_too_new};
 use super::trash::{TEARDOWN_BATCH, has_trash};
 use crate::ddl;
 use crate::detect::{self, FtsLayout};
@@ -44,15 +44,50 @@ impl OptimizeReport {
     pub fn ok(&self) -> bool {
         self.refused.is_none()
     }
+
+    /// A run that did nothing, for this reason.
+    pub fn refused(reason: Refusal) -> OptimizeReport {
+        OptimizeReport {
+            refused: Some(reason),
+            ..OptimizeReport::default()
+        }
+    }
+}
+
+/// Serialised as the original's summary: `{"ok": true, "vacuumed": …}`
+/// (`null` when no `VACUUM` was asked for), or `{"ok": false, "reason": …}`
+/// for a refused run.
+impl serde::Serialize for OptimizeReport {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(2))?;
+        map.serialize_entry("ok", &self.ok())?;
+        match self.refused {
+            Some(reason) => map.serialize_entry("reason", reason.reason())?,
+            None => map.serialize_entry("vacuumed", &self.vacuumed)?,
+        }
+        map.end()
+    }
 }
 
 /// Whether [`optimize_fts_storage`] has work (`migrations.md` §3.3 "work
-/// available"): the connection can write, FTS5 is present, the FTS storage is
-/// not newer than ours, and the layout is legacy, or a base backfill is
-/// pending, or (this connection having the CJK tokenizer) a CJK backfill or a
-/// stale CJK index is pending, or a `fts_v22_trash_*` table remains.
+/// available"): the connection can write, FTS5 is present, and
+/// [`work_available`].
 pub fn optimize_available(conn: &Connection) -> Result<bool, SchemaError> {
     if refusal(conn)?.is_some() {
+        return Ok(false);
+    }
+    work_available(conn)
+}
+
+/// Whether the file holds work for [`optimize_fts_storage`], asked on any
+/// connection to it (a read-only one included: whether *this* handle may
+/// write is the caller's question): the FTS storage is not newer than ours,
+/// and the layout is legacy, or a base backfill is pending, or (this
+/// connection having the CJK tokenizer) a CJK backfill or a stale CJK index
+/// is pending, or a `fts_v22_trash_*` table remains.
+pub fn work_available(conn: &Connection) -> Result<bool, SchemaError> {
+    if storage_too_new(conn)? {
         return Ok(false);
     }
     if detect::fts_layout(conn)?.is_legacy()

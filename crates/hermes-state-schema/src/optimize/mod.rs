@@ -72,7 +72,7 @@ mod settle;
 mod trash;
 
 pub use backfill::{BackfillStep, CHUNK_IDS, MIN_PAUSE, pause_after};
-pub use conversion::{OptimizeReport, optimize_available, optimize_fts_storage};
+pub use conversion::{OptimizeReport, optimize_available, optimize_fts_storage, work_available};
 pub use gate::FtsIndex;
 /// Meta keys of the conversion (`schema-v23.md` §8), defined in the SQLite base.
 pub use hermes_state_sqlite::names::{

@@ -13,6 +13,12 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 .export_session(args.str("session_id")?)?
                 .map_or(Value::Null, |export| export.to_value()))
         }
+        "export_session_lineage" => {
+            args.only(&["session_id"])?;
+            Ok(db
+                .export_session_lineage(args.str("session_id")?)?
+                .map_or(Value::Null, |export| export.to_value()))
+        }
         "export_all" => {
             args.only(&["source"])?;
             let exports = db.export_all(args.opt_str("source")?)?;

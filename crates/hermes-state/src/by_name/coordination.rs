@@ -141,6 +141,148 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
             db.apply_telegram_topic_migration()?;
             Ok(NONE)
         }
+        // Telegram DM topic mode.
+        "enable_telegram_topic_mode" => {
+            args.only(&[
+                "chat_id",
+                "user_id",
+                "has_topics_enabled",
+                "allows_users_to_create_topics",
+            ])?;
+            let flag = |key| args.present(key).map(python_truthy);
+            db.enable_telegram_topic_mode(
+                &args.python_str("chat_id")?,
+                &args.python_str("user_id")?,
+                flag("has_topics_enabled"),
+                flag("allows_users_to_create_topics"),
+            )?;
+            Ok(NONE)
+        }
+        "disable_telegram_topic_mode" => {
+            args.only(&["chat_id", "clear_bindings"])?;
+            db.disable_telegram_topic_mode(
+                &args.python_str("chat_id")?,
+                args.bool_or("clear_bindings", true),
+            )?;
+            Ok(NONE)
+        }
+        "is_telegram_topic_mode_enabled" => {
+            args.only(&["chat_id", "user_id"])?;
+            Ok(json(db.is_telegram_topic_mode_enabled(
+                &args.python_str("chat_id")?,
+                &args.python_str("user_id")?,
+            )?))
+        }
+        "get_telegram_topic_binding" => {
+            args.only(&["chat_id", "thread_id"])?;
+            Ok(json(db.get_telegram_topic_binding(
+                &args.python_str("chat_id")?,
+                &args.python_str("thread_id")?,
+            )?))
+        }
+        "list_telegram_topic_bindings_for_chat" => {
+            args.only(&["chat_id"])?;
+            Ok(json(db.list_telegram_topic_bindings_for_chat(
+                &args.python_str("chat_id")?,
+            )?))
+        }
+        "get_telegram_topic_binding_by_session" => {
+            args.only(&["session_id"])?;
+            Ok(json(db.get_telegram_topic_binding_by_session(
+                &args.python_str("session_id")?,
+            )?))
+        }
+        "delete_telegram_topic_binding" => {
+            args.only(&["chat_id", "thread_id"])?;
+            Ok(json(db.delete_telegram_topic_binding(
+                &args.python_str("chat_id")?,
+                &args.python_str("thread_id")?,
+            )?))
+        }
+        "bind_telegram_topic" => {
+            args.only(&[
+                "chat_id",
+                "thread_id",
+                "user_id",
+                "session_key",
+                "session_id",
+                "managed_mode",
+            ])?;
+            let managed_mode = match args.get("managed_mode") {
+                None => "auto",
+                Some(Value::Null) => {
+                    return Err(not_null("telegram_dm_topic_bindings.managed_mode"));
+                }
+                Some(value) => string(value)?,
+            };
+            let (chat_id, thread_id, user_id, session_key, session_id) = (
+                args.python_str("chat_id")?,
+                args.python_str("thread_id")?,
+                args.python_str("user_id")?,
+                args.python_str("session_key")?,
+                args.python_str("session_id")?,
+            );
+            db.bind_telegram_topic(&TopicBindingRequest {
+                chat_id: &chat_id,
+                thread_id: &thread_id,
+                user_id: &user_id,
+                session_key: &session_key,
+                session_id: &session_id,
+                managed_mode,
+            })?;
+            Ok(NONE)
+        }
+        "is_telegram_session_linked_to_topic" => {
+            args.only(&["session_id"])?;
+            Ok(json(db.is_telegram_session_linked_to_topic(
+                &args.python_str("session_id")?,
+            )?))
+        }
+        "list_unlinked_telegram_sessions_for_user" => {
+            args.only(&["chat_id", "user_id", "limit"])?;
+            // `chat_id` is required but unused, as in the original.
+            args.python_str("chat_id")?;
+            Ok(json(db.list_unlinked_telegram_sessions_for_user(
+                &args.python_str("user_id")?,
+                args.i64_or("limit", 10)?,
+            )?))
+        }
+        // The FTS maintenance steps of the file.
+        "fts_rebuild_status" => {
+            args.only(&[])?;
+            Ok(json(file_only(db, op)?.fts_rebuild_status()?))
+        }
+        "fts_rebuild_step" => {
+            args.only(&[])?;
+            Ok(json(file_only(db, op)?.fts_rebuild_step()?))
+        }
+        "fts_cjk_rebuild_status" => {
+            args.only(&[])?;
+            Ok(json(file_only(db, op)?.fts_cjk_rebuild_status()?))
+        }
+        "fts_cjk_rebuild_step" => {
+            args.only(&[])?;
+            Ok(json(file_only(db, op)?.fts_cjk_rebuild_step()?))
+        }
+        "fts_optimize_available" => {
+            args.only(&[])?;
+            Ok(json(file_only(db, op)?.fts_optimize_available()?))
+        }
+        "optimize_fts_storage" => {
+            args.only(&["progress_cb", "vacuum"])?;
+            // A callback cannot travel as a value: a binding passes its own
+            // to `SessionDb::optimize_fts_storage_in_phases`.
+            if let Some(callback) = args.present("progress_cb") {
+                return Err(CallError::type_error(format!(
+                    "{} object is not callable",
+                    python_type(callback)
+                )));
+            }
+            Ok(json(file_only(db, op)?.optimize_fts_storage_in_phases(
+                args.bool_or("vacuum", true),
+                |_| {},
+            )?))
+        }
         // Maintenance of the file.
         "vacuum" => {
             args.only(&[])?;

@@ -107,6 +107,18 @@ impl<'a> Args<'a> {
         }
     }
 
+    /// A required argument the original passes through Python's `str()`
+    /// (any value: `12345` is `"12345"`).
+    pub(super) fn python_str(&self, key: &str) -> Call<String> {
+        match self.map.get(key) {
+            Some(value) => Ok(hermes_state_types::pyvalue::to_str(value)),
+            None => Err(CallError::type_error(format!(
+                "{}() missing required argument: '{key}'",
+                self.op
+            ))),
+        }
+    }
+
     /// An optional string: absent or `null` is `None`.
     pub(super) fn opt_str(&self, key: &str) -> Call<Option<&'a str>> {
         match self.present(key) {
@@ -116,6 +128,33 @@ impl<'a> Args<'a> {
                 "expected string or bytes-like object, got {}",
                 python_type(other)
             ))),
+        }
+    }
+
+    /// An optional value the original binds straight into a TEXT column
+    /// (`create_session`'s keywords): text as it is, and a number as
+    /// SQLite's TEXT affinity stores it (`9` → `'9'`, `True` → `'1'`,
+    /// `2.5` → `'2.5'`); a list or dict cannot be bound (the original's
+    /// `sqlite3` refuses it).
+    pub(super) fn opt_column_text(&self, key: &str) -> Call<Option<String>> {
+        match self.present(key) {
+            None => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.clone())),
+            Some(Value::Bool(flag)) => Ok(Some(if *flag { "1" } else { "0" }.to_owned())),
+            Some(Value::Number(number)) => Ok(Some(match number.as_i64() {
+                Some(integer) => integer.to_string(),
+                None => match number.as_f64() {
+                    Some(real) => sqlite_real_text(real),
+                    None => number.to_string(),
+                },
+            })),
+            Some(other) => Err(CallError::Boundary {
+                kind: "invalid.argument",
+                message: format!(
+                    "Error binding parameter: type {} is not supported",
+                    python_type(other)
+                ),
+            }),
         }
     }
 
@@ -214,6 +253,40 @@ impl<'a> Args<'a> {
                 python_type(other)
             ))),
         }
+    }
+}
+
+/// The text SQLite's TEXT affinity makes of a REAL (`%!.15g`: 15
+/// significant digits, a `.0` kept on whole numbers).
+fn sqlite_real_text(real: f64) -> String {
+    if !real.is_finite() {
+        return if real.is_nan() {
+            String::new()
+        } else if real > 0.0 {
+            "Inf".to_owned()
+        } else {
+            "-Inf".to_owned()
+        };
+    }
+    let scientific = format!("{real:.14e}");
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    if (-4..15).contains(&exponent) {
+        let decimals = usize::try_from(14 - exponent).unwrap_or(0);
+        let fixed = format!("{real:.decimals$}");
+        let trimmed = fixed.trim_end_matches('0');
+        if let Some(whole) = trimmed.strip_suffix('.') {
+            format!("{whole}.0")
+        } else {
+            trimmed.to_owned()
+        }
+    } else {
+        let mantissa = mantissa.trim_end_matches('0');
+        let mantissa = mantissa
+            .strip_suffix('.')
+            .map_or(mantissa.to_owned(), |m| format!("{m}.0"));
+        let sign = if exponent < 0 { '-' } else { '+' };
+        format!("{mantissa}e{sign}{:02}", exponent.abs())
     }
 }
 

@@ -116,11 +116,18 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 "include_inactive",
                 "repair_alternation",
             ])?;
-            Ok(json(db.get_messages_as_conversation_with(
+            let conversation = db.get_messages_as_conversation_with(
                 args.str("session_id")?,
                 args.bool_or("include_ancestors", false),
                 args.bool_or("include_inactive", false),
-            )?))
+            )?;
+            if args.bool_or("repair_alternation", false) {
+                // The original's agent helper, applied to either backend's view.
+                let dicts = hermes_state_query::conversation_repair::repaired(&conversation)
+                    .map_err(crate::Error::from)?;
+                return Ok(json(dicts));
+            }
+            Ok(json(conversation))
         }
         "get_messages_around" => {
             args.only(&["session_id", "around_message_id", "window"])?;
@@ -129,6 +136,37 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 args.i64_or("around_message_id", 0)?,
                 args.i64_or("window", 5)?,
             )?))
+        }
+        "get_anchored_view" => {
+            args.only(&[
+                "session_id",
+                "around_message_id",
+                "window",
+                "bookend",
+                "keep_roles",
+            ])?;
+            let keep_roles = match args.get("keep_roles") {
+                None => Some(vec!["user".to_owned(), "assistant".to_owned()]),
+                Some(_) => args.opt_strings("keep_roles")?,
+            };
+            let keep_roles = keep_roles.as_deref().map(borrowed);
+            Ok(json(db.get_anchored_view(
+                args.str("session_id")?,
+                args.i64_or("around_message_id", 0)?,
+                args.i64_or("window", 5)?,
+                args.i64_or("bookend", 3)?,
+                keep_roles.as_deref(),
+            )?))
+        }
+        "get_resume_conversations" => {
+            args.only(&["session_id"])?;
+            Ok(json(db.get_resume_conversations(args.str("session_id")?)?))
+        }
+        "get_ancestor_display_prefix" => {
+            args.only(&["session_id"])?;
+            Ok(json(
+                db.get_ancestor_display_prefix(args.str("session_id")?)?,
+            ))
         }
         "list_recent_user_messages" => {
             args.only(&["session_id", "limit", "include_inactive"])?;

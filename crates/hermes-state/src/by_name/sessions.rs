@@ -13,18 +13,18 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
                 return Err(not_null("sessions.source"));
             };
             let mut session = NewSession::new(args.str("session_id")?, string(source)?);
-            session.model = owned(args.opt_str("model")?);
+            session.model = args.opt_column_text("model")?;
             session.model_config = args.present("model_config").cloned();
-            session.system_prompt = owned(args.opt_str("system_prompt")?);
-            session.user_id = owned(args.opt_str("user_id")?);
-            session.session_key = owned(args.opt_str("session_key")?);
-            session.chat_id = owned(args.opt_str("chat_id")?);
-            session.chat_type = owned(args.opt_str("chat_type")?);
-            session.thread_id = owned(args.opt_str("thread_id")?);
-            session.parent_session_id = owned(args.opt_str("parent_session_id")?);
-            session.cwd = owned(args.opt_str("cwd")?);
-            session.profile_name = owned(args.opt_str("profile_name")?);
-            session.git_repo_root = owned(args.opt_str("git_repo_root")?);
+            session.system_prompt = args.opt_column_text("system_prompt")?;
+            session.user_id = args.opt_column_text("user_id")?;
+            session.session_key = args.opt_column_text("session_key")?;
+            session.chat_id = args.opt_column_text("chat_id")?;
+            session.chat_type = args.opt_column_text("chat_type")?;
+            session.thread_id = args.opt_column_text("thread_id")?;
+            session.parent_session_id = args.opt_column_text("parent_session_id")?;
+            session.cwd = args.opt_column_text("cwd")?;
+            session.profile_name = args.opt_column_text("profile_name")?;
+            session.git_repo_root = args.opt_column_text("git_repo_root")?;
             Ok(json(db.create_session(&session)?))
         }
         "ensure_session" => {

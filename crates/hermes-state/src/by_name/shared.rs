@@ -4,7 +4,7 @@
 pub(super) use std::path::PathBuf;
 
 pub(super) use hermes_state_types::dynamic::{
-    content_from_json, new_message_from_dict, python_float,
+    content_from_json, new_message_from_dict, python_float, python_truthy,
 };
 pub(super) use serde_json::Value;
 
@@ -12,7 +12,7 @@ pub(super) use super::kwargs::python_type;
 pub(super) use crate::{
     ArchiveSelection, AutoArchiveOptions, AutoPruneOptions, AuxiliaryUsage, GatewayPeer,
     MessagePage, NewMessage, NewSession, PeerLookup, PruneFilters, PruneOptions, RichListOptions,
-    SearchOptions, SessionCountOptions, SessionDb, SessionStore, TokenUpdate,
+    SearchOptions, SessionCountOptions, SessionDb, SessionStore, TokenUpdate, TopicBindingRequest,
 };
 use serde::Serialize;
 

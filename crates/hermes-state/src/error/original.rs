@@ -97,6 +97,12 @@ impl Error {
             Error::TitleInUse { .. } => Some(OriginalError::TitleInUse),
             Error::Title(error) => title_class(error),
             Error::Closed => Some(OriginalError::Closed),
+            Error::Query(hermes_state_query::QueryError::TypeError(_)) => {
+                Some(OriginalError::InvalidArgument)
+            }
+            Error::Query(hermes_state_query::QueryError::ValueError(_)) => {
+                Some(OriginalError::InvalidValue)
+            }
             #[cfg(feature = "postgres")]
             Error::Postgres(error) => postgres::class(error),
             _ => self.sqlite_source().and_then(sqlite_constraint),
@@ -179,6 +185,8 @@ mod postgres {
             PgError::MessageNotFound { .. } => Some(OriginalError::MessageNotFound),
             PgError::RewindTargetRole { .. } => Some(OriginalError::RewindTargetRole),
             PgError::TitleInUse { .. } => Some(OriginalError::TitleInUse),
+            PgError::InvalidValue(_) => Some(OriginalError::InvalidValue),
+            PgError::TypeError(_) => Some(OriginalError::InvalidArgument),
             PgError::Title(error) => title_class(error),
             PgError::Postgres { source, .. } => match source.code()?.code() {
                 FOREIGN_KEY_VIOLATION => Some(OriginalError::ForeignKey),

@@ -106,6 +106,67 @@ impl serde::Serialize for SessionExport {
     }
 }
 
+/// A compression lineage exported as one logical session
+/// (`export_session_lineage`): each session of the lineage, root first, as
+/// [`SessionDb::export_session`] gives it.
+///
+/// It serialises (and [`LineageExport::to_value`] gives) the original's
+/// dict: the tip's export with `message_count` the number of messages of
+/// every segment and `messages` all of them in lineage order, then
+/// `segments` and `lineage_session_ids`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineageExport {
+    /// The lineage's sessions with their active messages, root first; never
+    /// empty.
+    pub segments: Vec<SessionExport>,
+}
+
+impl LineageExport {
+    /// The export of these segments; `None` when there are none (an
+    /// unknown id).
+    pub fn of(segments: Vec<SessionExport>) -> Option<LineageExport> {
+        (!segments.is_empty()).then_some(LineageExport { segments })
+    }
+
+    /// The lineage's session ids, root first.
+    pub fn lineage_session_ids(&self) -> Vec<String> {
+        self.segments.iter().map(|s| s.session.id.clone()).collect()
+    }
+
+    /// The original's dict as JSON (see [`LineageExport`]).
+    pub fn to_value(&self) -> Value {
+        let mut map = match self.segments.last().map(SessionExport::to_value) {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        let segments: Vec<Value> = self.segments.iter().map(SessionExport::to_value).collect();
+        let messages: Vec<Value> = segments
+            .iter()
+            .filter_map(|segment| segment.get("messages").and_then(Value::as_array))
+            .flatten()
+            .cloned()
+            .collect();
+        map.insert("segments".to_owned(), Value::Array(segments));
+        let ids = self.lineage_session_ids().into_iter().map(Value::String);
+        map.insert(
+            "lineage_session_ids".to_owned(),
+            Value::Array(ids.collect()),
+        );
+        map.insert("message_count".to_owned(), Value::from(messages.len()));
+        map.insert("messages".to_owned(), Value::Array(messages));
+        Value::Object(map)
+    }
+}
+
+impl serde::Serialize for LineageExport {
+    fn serialize<S: serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        self.to_value().serialize(serializer)
+    }
+}
+
 /// Which sessions [`SessionDb::export_jsonl`] writes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ExportFilter {
@@ -175,6 +236,33 @@ impl SessionDb {
                     last_active: None,
                     messages,
                 }))
+            })
+        })
+    }
+
+    /// A compression lineage as one logical session
+    /// (`export_session_lineage`): every session of
+    /// [`SessionDb::get_compression_lineage`] exported as by
+    /// [`SessionDb::export_session`]; `None` for an unknown id. Read in one
+    /// transaction.
+    pub fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>> {
+        self.read(|conn| {
+            in_read_transaction(conn, |conn| {
+                let lineage =
+                    hermes_state_query::lookups::get_compression_lineage(conn, session_id)?;
+                let mut segments = Vec::with_capacity(lineage.len());
+                for id in &lineage {
+                    if let Some(session) = hermes_state_query::get_session(conn, id)? {
+                        let messages =
+                            hermes_state_query::get_messages(conn, id, MessagePage::default())?;
+                        segments.push(SessionExport {
+                            session,
+                            last_active: None,
+                            messages,
+                        });
+                    }
+                }
+                Ok(LineageExport::of(segments))
             })
         })
     }

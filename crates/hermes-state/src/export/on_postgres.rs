@@ -37,6 +37,29 @@ pub(crate) fn export_session(store: &PgStore, session_id: &str) -> Result<Option
     })
 }
 
+/// [`SessionDb::export_session_lineage`] on PostgreSQL: the lineage read
+/// first, then its segments from one snapshot.
+pub(crate) fn export_session_lineage(
+    store: &PgStore,
+    session_id: &str,
+) -> Result<Option<LineageExport>> {
+    let lineage = store.get_compression_lineage(session_id)?;
+    store.with_export_snapshot(|snapshot| {
+        let mut segments = Vec::with_capacity(lineage.len());
+        for id in &lineage {
+            if let Some(session) = snapshot.session(id)? {
+                let messages = active_messages(snapshot, id)?;
+                segments.push(SessionExport {
+                    session,
+                    last_active: None,
+                    messages,
+                });
+            }
+        }
+        Ok(LineageExport::of(segments))
+    })
+}
+
 /// [`SessionDb::export_all`] on PostgreSQL.
 pub(crate) fn export_all(store: &PgStore, source: Option<&str>) -> Result<Vec<SessionExport>> {
     let mut all = Vec::new();

@@ -9,6 +9,9 @@ macro_rules! sqlite_export_methods {
         fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>> {
             Self::export_session(self, session_id)
         }
+        fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>> {
+            Self::export_session_lineage(self, session_id)
+        }
         fn export_session_parts(
             &self,
             session_id: &str,
@@ -70,6 +73,9 @@ macro_rules! postgres_export_methods {
     () => {
         fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>> {
             crate::export::on_postgres::export_session(self, session_id)
+        }
+        fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>> {
+            crate::export::on_postgres::export_session_lineage(self, session_id)
         }
         fn export_session_parts(
             &self,

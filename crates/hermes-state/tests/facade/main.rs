@@ -9,6 +9,7 @@
 mod common;
 
 mod api;
+mod beyond_spec;
 mod by_name;
 mod conformance;
 mod contention;

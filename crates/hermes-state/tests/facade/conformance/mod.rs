@@ -10,6 +10,7 @@
 
 mod accounting;
 mod backends;
+mod beyond_spec;
 mod conversation_search;
 mod coordination;
 mod cron_and_repo_roots;

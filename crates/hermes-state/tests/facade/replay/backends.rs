@@ -116,8 +116,21 @@ pub fn replay_on_postgres(script: &Value, admin: &str) -> Vec<Value> {
 /// with SQLite, if one applies (docs/POSTGRES.md).
 pub fn excluded_by(op: &Value, sqlite: &Value, postgres: &Value) -> Option<&'static str> {
     let name = op["op"].as_str().unwrap_or_default();
-    if matches!(name, "vacuum" | "optimize_fts" | "rebuild_fts" | "close") {
-        // The file's own maintenance and its handle: not part of the contract.
+    if matches!(
+        name,
+        "vacuum"
+            | "optimize_fts"
+            | "rebuild_fts"
+            | "close"
+            | "fts_rebuild_status"
+            | "fts_rebuild_step"
+            | "fts_cjk_rebuild_status"
+            | "fts_cjk_rebuild_step"
+            | "fts_optimize_available"
+            | "optimize_fts_storage"
+    ) {
+        // The file's own maintenance (its FTS5 indexes among it) and its
+        // handle: not part of the contract.
         return Some("file-only");
     }
     if op["tags"]
