@@ -62,6 +62,53 @@ impl NativeStore {
             Err(panicked) => Err(panicked),
         }
     }
+
+    /// `optimize_fts_storage(progress_cb=…, vacuum=…)`: the original's
+    /// progress reports (`{"phase", "percent", "indexed", "total"}`) reach
+    /// `progress_cb`, called with the GIL taken back for each one. A
+    /// callable cannot travel through the call by name, so this is the one
+    /// method with its own door. An exception of the callback stops further
+    /// reports and is raised when the run has ended (the library's run is
+    /// not interrupted halfway).
+    #[pyo3(signature = (vacuum = true, progress_cb = None))]
+    fn optimize_fts_storage<'py>(
+        &self,
+        py: Python<'py>,
+        vacuum: bool,
+        progress_cb: Option<Py<PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Some(db) = self.store.as_sqlite() else {
+            return Err(Sqlite3Class::Operational.err(
+                py,
+                "optimize_fts_storage is an operation of the SQLite file".to_owned(),
+            ));
+        };
+        let mut failed: Option<PyErr> = None;
+        let report = guarded(py, "optimize_fts_storage", || {
+            db.optimize_fts_storage_in_phases(vacuum, |phase| {
+                let Some(callback) = progress_cb.as_ref() else {
+                    return;
+                };
+                if failed.is_some() {
+                    return;
+                }
+                let value = serde_json::to_value(phase).unwrap_or(serde_json::Value::Null);
+                Python::attach(|py| {
+                    let called = convert::to_python(py, &value)
+                        .and_then(|report| callback.call1(py, (report,)));
+                    if let Err(error) = called {
+                        failed = Some(error);
+                    }
+                });
+            })
+        })?
+        .map_err(|error| errors::library_error(py, &error))?;
+        if let Some(error) = failed {
+            return Err(error);
+        }
+        let value = serde_json::to_value(&report).unwrap_or(serde_json::Value::Null);
+        convert::to_python(py, &value)
+    }
 }
 
 /// Runs `work` with the GIL released; a panic inside it is caught there and

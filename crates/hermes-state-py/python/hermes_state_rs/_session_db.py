@@ -117,10 +117,12 @@ class SessionDB:
     def optimize_fts_storage(self, *, progress_cb=None, vacuum: bool = True):
         """Converts the FTS indexes to the v23 storage layout (resumable).
 
-        ``progress_cb`` is accepted and not called: a Python callable cannot
-        cross into the library's call by name. The answer is the report.
+        ``progress_cb`` receives the original's progress reports
+        (``{"phase", "percent", "indexed", "total"}``), called from the
+        calling thread. If it raises, no further reports are made and its
+        exception is raised once the run has ended.
         """
-        return self._native.call("optimize_fts_storage", {"vacuum": vacuum})
+        return self._native.optimize_fts_storage(bool(vacuum), progress_cb)
 
 
 def _default_db_path() -> Path:
@@ -152,34 +154,6 @@ def _open_raw(path: Path, read_only: bool) -> sqlite3.Connection:
 
 
 _methods.install_methods(SessionDB, skip=_HAND_WRITTEN)
-
-def _with_alternation_repair(generated):
-    """``get_messages_as_conversation`` with ``repair_alternation=True``: the
-    original repairs the conversation with the agent's own
-    ``agent.agent_runtime_helpers.repair_message_sequence`` (imported on
-    use, as there); the store's answer is the conversation before it."""
-    signature = generated.__signature__
-
-    def get_messages_as_conversation(self, *args, **kwargs):
-        messages = generated(self, *args, **kwargs)
-        if messages and (len(args) >= 4 or "repair_alternation" in kwargs):
-            bound = signature.bind(self, *args, **kwargs)
-            if bound.arguments.get("repair_alternation"):
-                from agent.agent_runtime_helpers import repair_message_sequence
-
-                repair_message_sequence(None, messages)
-        return messages
-
-    get_messages_as_conversation.__signature__ = signature
-    get_messages_as_conversation.__qualname__ = generated.__qualname__
-    get_messages_as_conversation.__module__ = generated.__module__
-    get_messages_as_conversation.__doc__ = generated.__doc__
-    return get_messages_as_conversation
-
-
-SessionDB.get_messages_as_conversation = _with_alternation_repair(
-    SessionDB.get_messages_as_conversation
-)
 
 # The hand-written methods show the original's signatures too.
 for _name, _parameters, _is_static in _native.SIGNATURES:

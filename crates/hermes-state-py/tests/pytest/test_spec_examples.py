@@ -243,30 +243,37 @@ def test_foreign_key_failure_is_sqlite3s_integrity_error(db):
         db.append_message("s", None, "x")
 
 
-def test_repair_alternation_uses_the_agents_own_repair(db, tmp_path, monkeypatch):
-    # As the original, the repair is the agent's function, imported on use.
-    package = tmp_path / "agentstub" / "agent"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "agent_runtime_helpers.py").write_text(
-        "calls = []\n"
-        "def repair_message_sequence(agent, messages):\n"
-        "    calls.append([m['role'] for m in messages])\n"
-        "    messages[:] = [m for m in messages if m['content'] != 'dropped']\n"
-        "    return 1\n"
-    )
-    monkeypatch.syspath_prepend(str(tmp_path / "agentstub"))
-    monkeypatch.delitem(__import__("sys").modules, "agent", raising=False)
-    monkeypatch.delitem(__import__("sys").modules, "agent.agent_runtime_helpers", raising=False)
+def test_repair_alternation_merges_a_user_pair_as_the_agents_helper_does(db):
+    # The original hands the conversation to the agent's repair_message_sequence;
+    # the library applies the same repair (a wedged user/user pair is merged).
     db.create_session("s", "cli")
-    db.append_message("s", "user", "kept")
-    db.append_message("s", "user", "dropped")
-
-    assert [m["content"] for m in db.get_messages_as_conversation("s")] == ["kept", "dropped"]
+    for role, content in [("user", "first ask"), ("assistant", "first reply"),
+                          ("user", "unanswered turn"), ("user", "next turn"),
+                          ("assistant", "next reply")]:
+        db.append_message("s", role, content)
+    plain = db.get_messages_as_conversation("s")
+    assert [m["role"] for m in plain] == ["user", "assistant", "user", "user", "assistant"]
     repaired = db.get_messages_as_conversation("s", repair_alternation=True)
-    assert [m["content"] for m in repaired] == ["kept"]
-    positional = db.get_messages_as_conversation("s", False, False, True)
-    assert [m["content"] for m in positional] == ["kept"]
-    from agent import agent_runtime_helpers
+    assert [m["role"] for m in repaired] == ["user", "assistant", "user", "assistant"]
+    assert "unanswered turn" in repaired[2]["content"] and "next turn" in repaired[2]["content"]
 
-    assert agent_runtime_helpers.calls == [["user", "user"], ["user", "user"]]
+
+def test_optimize_fts_storage_reports_progress_to_the_callback(db):
+    db.create_session("s", "cli")
+    db.append_message("s", "user", "hello")
+    reports = []
+    summary = db.optimize_fts_storage(progress_cb=reports.append)
+    assert isinstance(summary, dict)
+    assert reports, "the callback was called"
+    assert all(set(r) == {"phase", "percent", "indexed", "total"} for r in reports)
+    assert reports[-1]["phase"] == "done"
+
+
+def test_an_exception_of_the_progress_callback_reaches_the_caller(db):
+    def refuse(report):
+        raise KeyError("stop")
+
+    db.create_session("s", "cli")
+    with pytest.raises(KeyError, match="stop"):
+        db.optimize_fts_storage(progress_cb=refuse)
+    db.append_message("s", "user", "still writable")
