@@ -277,3 +277,19 @@ def test_an_exception_of_the_progress_callback_reaches_the_caller(db):
     with pytest.raises(KeyError, match="stop"):
         db.optimize_fts_storage(progress_cb=refuse)
     db.append_message("s", "user", "still writable")
+
+
+def test_cleanups_remove_transcript_files_in_sessions_dir(db, tmp_path):
+    # api.md §11.6: with sessions_dir, a deleted session's transcripts go too.
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    for sid in ("a", "b", "empty"):
+        db.create_session(sid, "cli")
+        (sessions / f"{sid}.jsonl").write_text("")
+    (sessions / "request_dump_a_1.json").write_text("{}")
+    assert db.delete_session("a", sessions_dir=sessions) is True
+    assert not (sessions / "a.jsonl").exists() and not (sessions / "request_dump_a_1.json").exists()
+    assert db.delete_sessions(["b", None, 3], sessions_dir=str(sessions)) == 1
+    assert not (sessions / "b.jsonl").exists()
+    assert db.delete_session_if_empty("empty", sessions_dir=sessions) is True
+    assert not (sessions / "empty.jsonl").exists()

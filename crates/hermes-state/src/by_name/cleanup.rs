@@ -43,7 +43,13 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "delete_session_if_empty" => {
             args.only(&["session_id", "sessions_dir"])?;
-            Ok(json(db.delete_session_if_empty(args.str("session_id")?)?))
+            let session_id = args.str("session_id")?;
+            let deleted = db.delete_session_if_empty(session_id)?;
+            if deleted && let Some(dir) = sessions_dir(args)? {
+                // As the original: the session's transcript files go with it.
+                crate::maintenance::remove_transcripts(&dir, &[session_id.to_owned()]);
+            }
+            Ok(json(deleted))
         }
         "delete_sessions" => {
             args.only(&["session_ids", "sessions_dir"])?;
