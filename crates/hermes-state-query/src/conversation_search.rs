@@ -132,17 +132,19 @@ pub trait ConversationSource {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<SearchHit>, Self::Error>;
-    /// Every hit of the search (the filters and sort of `options`; its
-    /// `limit` and `offset` ignored) as keys, in the search's order — when
-    /// the store can show that every page of [`Self::search_page`] that
-    /// holds a hit is this list's slice at the page's offset. `None` when it
-    /// cannot, and the grouping reads the pages. The default declines.
+    /// The hits of the search (the filters and sort of `options`; its
+    /// `limit` and `offset` ignored) as keys, in the search's order, the
+    /// first `at_most` of them (all with `None`) — when the store can show
+    /// that every page of [`Self::search_page`] that holds a hit is the
+    /// whole list's slice at the page's offset. `None` when it cannot, and
+    /// the grouping reads the pages. The default declines.
     fn hit_keys(
         &mut self,
         query: &str,
         options: &SearchOptions,
+        at_most: Option<usize>,
     ) -> Result<Option<Vec<HitKey>>, Self::Error> {
-        let _ = (query, options);
+        let _ = (query, options, at_most);
         Ok(None)
     }
     /// The full hits of `ids` (some of the last list [`Self::hit_keys`]

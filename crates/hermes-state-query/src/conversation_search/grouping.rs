@@ -23,11 +23,15 @@ pub fn group_conversations<S: ConversationSource>(
     options: &SearchOptions,
     scope: &ConversationScope,
 ) -> Result<Vec<ConversationHit>, S::Error> {
-    let keys = source.hit_keys(query, options)?;
-    if keys.is_some()
-        && let Some(found) = read(source, query, options, scope, keys.as_deref())?
-    {
-        return Ok(found);
+    // Reading stops at the first page past this many hits once the
+    // conversations are filled: the list is read that far first.
+    let keys = source.hit_keys(query, options, Some(MAX_HITS_READ))?;
+    if let Some(keys) = keys {
+        let complete = keys.len() < MAX_HITS_READ;
+        let listed = Listed { keys, complete };
+        if let Some(found) = read(source, query, options, scope, Some(listed))? {
+            return Ok(found);
+        }
     }
     group_conversations_by_pages(source, query, options, scope)
 }
@@ -44,14 +48,22 @@ pub fn group_conversations_by_pages<S: ConversationSource>(
     Ok(read(source, query, options, scope, None)?.unwrap_or_default())
 }
 
-/// The reading: pages of `keys` while they hold hits, else of the search.
-/// `None` when a best hit of the keys could not be read in full.
+/// The first hits of the search as keys, or all of them.
+struct Listed {
+    keys: Vec<HitKey>,
+    /// Whether `keys` holds every hit; otherwise the whole list is asked
+    /// for when the reading goes past it.
+    complete: bool,
+}
+
+/// The reading: pages of the listed keys while they hold hits, else of the
+/// search. `None` when a best hit of the keys could not be read in full.
 fn read<S: ConversationSource>(
     source: &mut S,
     query: &str,
     options: &SearchOptions,
     scope: &ConversationScope,
-    keys: Option<&[HitKey]>,
+    mut listed: Option<Listed>,
 ) -> Result<Option<Vec<ConversationHit>>, S::Error> {
     let wanted = options.offset as usize + options.limit as usize;
     let sort = options.sort.as_deref();
@@ -63,8 +75,19 @@ fn read<S: ConversationSource>(
     };
     let mut read = 0usize;
     loop {
-        let cut = keys
-            .and_then(|keys| keys.get(page.offset as usize..))
+        let offset = page.offset as usize;
+        if listed
+            .as_ref()
+            .is_some_and(|l| !l.complete && offset >= l.keys.len())
+        {
+            listed = source.hit_keys(query, options, None)?.map(|keys| Listed {
+                keys,
+                complete: true,
+            });
+        }
+        let cut = listed
+            .as_ref()
+            .and_then(|l| l.keys.get(offset..))
             .map(|rest| &rest[..rest.len().min(PAGE_HITS as usize)])
             .filter(|cut| !cut.is_empty());
         let (count, past) = match cut {

@@ -68,8 +68,9 @@ impl ConversationSource for SqliteSource<'_> {
         &mut self,
         query: &str,
         options: &SearchOptions,
+        at_most: Option<usize>,
     ) -> Result<Option<Vec<HitKey>>, QueryError> {
-        self.keyed = search_keys(self.conn, query, options, self.caps)?;
+        self.keyed = search_keys(self.conn, query, options, self.caps, at_most)?;
         Ok(self
             .keyed
             .as_mut()

@@ -17,20 +17,24 @@
 //!   paged one does, ties included (FTS5 sorts by rank itself, and SQLite's
 //!   sorter keeps rows tied on `m.timestamp, rank` in arrival order with or
 //!   without `LIMIT`), and the time-ordered shapes of `by_time` all answer as
-//!   that statement does;
+//!   that statement does; a list cut at its first `n` rows is the first `n`
+//!   rows of the whole;
 //! - the leg: route A's unicode61 leg, or the first index leg of route B,
-//!   answers every page unless it fails, and a leg fails on a page only by
-//!   an SQL error (which the unpaged statement meets too) or a `snippet()`
-//!   that is not UTF-8 (the CJK tokenizer's offset drift, or stored text
-//!   that is not UTF-8), which is why the list reads every row's snippet
-//!   and checks it without keeping it;
+//!   answers every page unless it fails, and a leg fails on a page by an SQL
+//!   error (which the unpaged statement meets too) or a `snippet()` that is
+//!   not UTF-8. On the CJK index that happens to valid text (the CJK
+//!   tokenizer's offset drift can cut a character), so its list reads every
+//!   row's snippet and checks it without keeping it. The unicode61 and
+//!   trigram tokenizers cut at characters: their snippets are UTF-8 when the
+//!   stored text is, which every writer of the store (the original, this
+//!   library) guarantees — text that is not UTF-8 is damage, met by the
+//!   reads that show it (`docs/DECISIONS.md`, "Search by conversation");
 //! - route A's zero-hit fallback runs only on a page without a hit of the
 //!   unicode61 leg, i.e. past the end of the list, where the caller reads
 //!   the page itself;
-//! - anything else declines (`None`): the LIKE routes and the scan (a
-//!   different statement per page is not needed there, but their ties in
-//!   time are not proven), a deferred rebuild's supplement (it depends on
-//!   the page's `limit`), a failing leg.
+//! - anything else declines (`None`): the LIKE routes and the scan (their
+//!   ties in time are not proven), a deferred rebuild's supplement (it
+//!   depends on the page's `limit`), a failing leg.
 
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, params_from_iter};
@@ -66,18 +70,19 @@ pub struct KeyedHits {
     match_text: String,
 }
 
-/// Every hit of [`super::search_messages`] for `query` and `options` (its
+/// The hits of [`super::search_messages`] for `query` and `options` (its
 /// filters and sort; `limit` and `offset` are ignored) as keys, in the
-/// search's order — or `None` when a page of that search could differ from
-/// the list's slice at its offset (see the module documentation); a
-/// failure of the statement is `None` too, for the pages to meet again.
-/// Run it and [`hits_by_id`] in one read transaction
-/// ([`super::in_read_snapshot`]).
+/// search's order, the first `at_most` of them (all with `None`) — or
+/// `None` when a page of that search could differ from the list's slice at
+/// its offset (see the module documentation); a failure of the statement is
+/// `None` too, for the pages to meet again. Run it and [`hits_by_id`] in one
+/// read transaction ([`super::in_read_snapshot`]).
 pub fn search_keys(
     conn: &Connection,
     query: &str,
     options: &SearchOptions,
     caps: FtsCapabilities,
+    at_most: Option<usize>,
 ) -> Result<Option<KeyedHits>, QueryError> {
     if query.chars().all(is_python_whitespace) || !caps.fts {
         return Ok(None);
@@ -108,11 +113,13 @@ pub fn search_keys(
     } else {
         (names::FTS_BASE, q)
     };
-    Ok(search.keys(table, &match_text).map(|keys| KeyedHits {
-        keys,
-        table,
-        match_text,
-    }))
+    Ok(search
+        .keys(table, &match_text, at_most)
+        .map(|keys| KeyedHits {
+            keys,
+            table,
+            match_text,
+        }))
 }
 
 /// The full hits of `ids` — row, snippet and context as the search's pages
@@ -132,31 +139,39 @@ pub fn hits_by_id(
 }
 
 impl Search<'_> {
-    /// The keys of every row of the page statement on `table` (relevance or
-    /// time order as the options say), each row's `snippet()` checked;
-    /// `None` when the statement fails or a snippet is not UTF-8.
-    fn keys(&self, table: &str, match_text: &str) -> Option<Vec<HitKey>> {
+    /// The keys of the rows of the page statement on `table` (relevance or
+    /// time order as the options say), the first `at_most` of them; on the
+    /// CJK index each row's `snippet()` checked. `None` when the statement
+    /// fails or a checked snippet is not UTF-8.
+    fn keys(&self, table: &str, match_text: &str, at_most: Option<usize>) -> Option<Vec<HitKey>> {
         let mut params = vec![SqlValue::Text(match_text.to_owned())];
         let filters = self.filters(&mut params);
         let order = match self.time_direction() {
             Some(direction) => format!("m.timestamp {direction}, rank"),
             None => "rank".to_owned(),
         };
+        let checked = table == names::FTS_CJK;
+        let snippet = if checked {
+            format!(", snippet({table}, -1, '>>>', '<<<', '...', 40)")
+        } else {
+            String::new()
+        };
+        // A literal, as the pages' `LIMIT`: the text is the same for the
+        // same bound, and a repeated search runs a ready statement.
+        let limit = at_most.map_or_else(String::new, |n| format!(" LIMIT {n}"));
         let sql = format!(
-            "SELECT m.id, m.session_id, m.timestamp,
-                    snippet({table}, -1, '>>>', '<<<', '...', 40)
+            "SELECT m.id, m.session_id, m.timestamp{snippet}
              FROM {tables}
              WHERE {table} MATCH ?1{filters}
-             ORDER BY {order}",
+             ORDER BY {order}{limit}",
             tables = fts_tables(table),
         );
         let mut stmt = self.conn.prepare_cached(&sql).ok()?;
         let mut rows = stmt.query(params_from_iter(params)).ok()?;
         let mut keys = Vec::new();
-        loop {
-            let row = rows.next().ok()?;
-            let Some(row) = row else { break };
-            if let ValueRef::Text(bytes) = row.get_ref(3).ok()?
+        while let Some(row) = rows.next().ok()? {
+            if checked
+                && let ValueRef::Text(bytes) = row.get_ref(3).ok()?
                 && std::str::from_utf8(bytes).is_err()
             {
                 return None;

@@ -319,7 +319,7 @@ fn past_the_reading_bound_both_stop_at_the_same_page() {
     let conn = db.read_only();
     let caps = FtsCapabilities::detect(&conn).expect("capabilities");
     // The keyed reading is the one under test here, not the pages alone.
-    let keys = search_keys(&conn, "ferry", &SearchOptions::default(), caps).unwrap();
+    let keys = search_keys(&conn, "ferry", &SearchOptions::default(), caps, None).unwrap();
     assert_eq!(keys.map(|k| k.keys.len()), Some(5_300));
     for (sort, limit, offset) in [(None, 3, 0), (Some("newest"), 5, 2), (None, 45, 0)] {
         let options = options(sort, limit, offset, 0);
