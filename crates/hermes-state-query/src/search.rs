@@ -356,25 +356,34 @@ impl Search<'_> {
     /// next leg runs; the original lets a CJK snippet decoding error escape
     /// here, which this port treats like the other legs.
     fn zero_hit_fallback(&self, q: &str) -> Result<Vec<Row>, QueryError> {
-        let fallback = strip_quotes(q);
-        let tokens = python_split(fallback);
-        let match_text = quoted_terms(&tokens);
-        if self.caps.cjk_serving && self.may_match(names::FTS_CJK, &match_text) {
-            match self.fts(names::FTS_CJK, &match_text) {
+        let (legs, match_text) = self.fallback_legs(q);
+        for table in legs {
+            match self.fts(table, &match_text) {
                 Ok(rows) if !rows.is_empty() => return Ok(rows),
                 Ok(_) => {}
                 Err(failure) => self.leg_failed(failure)?,
             }
         }
+        Ok(Vec::new())
+    }
+
+    /// The legs of [`Search::zero_hit_fallback`] in order, and their MATCH
+    /// text: the CJK index when it serves and holds a match, the trigram
+    /// index when every term has at least 3 characters.
+    fn fallback_legs(&self, q: &str) -> (Vec<&'static str>, String) {
+        let fallback = strip_quotes(q);
+        let tokens = python_split(fallback);
+        let match_text = quoted_terms(&tokens);
+        let mut legs = Vec::new();
+        if self.caps.cjk_serving && self.may_match(names::FTS_CJK, &match_text) {
+            legs.push(names::FTS_CJK);
+        }
         let terms: Vec<&&str> = tokens.iter().filter(|t| !is_operator(t)).collect();
         let long_enough = !terms.is_empty() && terms.iter().all(|t| t.chars().count() >= 3);
         if self.caps.trigram && long_enough {
-            match self.fts(names::FTS_TRIGRAM, &match_text) {
-                Ok(rows) => return Ok(rows),
-                Err(failure) => self.leg_failed(failure)?,
-            }
+            legs.push(names::FTS_TRIGRAM);
         }
-        Ok(Vec::new())
+        (legs, match_text)
     }
 
     /// False when `table` holds no row at all for `match_text`, so a leg of

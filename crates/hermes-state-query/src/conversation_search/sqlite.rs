@@ -61,6 +61,16 @@ impl ConversationSource for SqliteSource<'_> {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<SearchHit>, QueryError> {
+        // Past the end of the listed hits, the page is often provably empty
+        // (the grouping asks for it when the hits fill their last page).
+        let offset = options.offset as usize;
+        if self
+            .keyed
+            .as_ref()
+            .is_some_and(|k| k.past_the_end_is_empty(self.conn, options, self.caps, offset))
+        {
+            return Ok(Vec::new());
+        }
         search_messages(self.conn, query, options, self.caps)
     }
 

@@ -68,6 +68,11 @@ pub struct KeyedHits {
     pub keys: Vec<HitKey>,
     table: &'static str,
     match_text: String,
+    /// The sanitized query (route A's fallback is built from it).
+    q: String,
+    /// How many hits were listed, and whether they are all of them.
+    listed: usize,
+    complete: bool,
 }
 
 /// The hits of [`super::search_messages`] for `query` and `options` (its
@@ -111,15 +116,55 @@ pub fn search_keys(
             None => return Ok(None),
         }
     } else {
-        (names::FTS_BASE, q)
+        (names::FTS_BASE, q.clone())
     };
     Ok(search
         .keys(table, &match_text, at_most)
         .map(|keys| KeyedHits {
+            listed: keys.len(),
+            complete: at_most.is_none_or(|n| keys.len() < n),
             keys,
             table,
             match_text,
+            q,
         }))
+}
+
+impl KeyedHits {
+    /// Whether the page of the search at `offset` (with the `options` and
+    /// `caps` the list was made with) is empty, proven without running it:
+    /// the list is whole and ends at or before `offset`, so the page's leg
+    /// finds nothing there; on route A the zero-hit fallback then runs its
+    /// legs at the same offset, and each finds nothing when its index holds
+    /// at most `offset` matches, filters aside. `false` when that cannot be
+    /// shown (or a count fails): the page is to be read.
+    pub fn past_the_end_is_empty(
+        &self,
+        conn: &Connection,
+        options: &SearchOptions,
+        caps: FtsCapabilities,
+        offset: usize,
+    ) -> bool {
+        if !self.complete || offset < self.listed {
+            return false;
+        }
+        if self.table != names::FTS_BASE {
+            // Route B has no fallback: its leg's page past the end is empty.
+            return true;
+        }
+        let search = Search {
+            conn,
+            options,
+            caps,
+        };
+        let (legs, match_text) = search.fallback_legs(&self.q);
+        legs.into_iter().all(|table| {
+            let sql = format!("SELECT count(*) FROM {table} WHERE {table} MATCH ?1");
+            conn.prepare_cached(&sql)
+                .and_then(|mut stmt| stmt.query_row([&match_text], |row| row.get::<_, i64>(0)))
+                .is_ok_and(|count| usize::try_from(count).is_ok_and(|count| count <= offset))
+        })
+    }
 }
 
 /// The full hits of `ids` — row, snippet and context as the search's pages

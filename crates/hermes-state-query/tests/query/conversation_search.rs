@@ -329,3 +329,55 @@ fn past_the_reading_bound_both_stop_at_the_same_page() {
         assert_eq!(keyed, paged, "{options:?}");
     }
 }
+
+/// Hits that fill their last page exactly: the page after it is route A's
+/// zero-hit fallback at that offset, which the trigram index answers with
+/// the substring matches past it (`ferryman` for `ferry`); both readings
+/// count them, and a page proven empty (`harbor`: no index holds more) is
+/// not read.
+#[test]
+fn a_last_page_filled_exactly_reads_the_fallback_past_it_alike() {
+    let db = Db::new();
+    db.exec("BEGIN", []);
+    for i in 0..30 {
+        db.exec(
+            "INSERT INTO sessions (id, source, started_at) VALUES (?1, 'cli', ?2)",
+            params![format!("s{i}"), f64::from(i)],
+        );
+    }
+    let mut at = 0.0;
+    let mut say = |session: usize, text: &str| {
+        at += 1.0;
+        db.exec(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?1, 'user', ?2, ?3)",
+            params![format!("s{session}"), text, at],
+        );
+    };
+    for i in 0..400 {
+        say(i % 13, "ferry harbor");
+    }
+    for i in 0..57 {
+        // Long, so that the trigram index ranks them after the 400 others.
+        say(
+            13 + i % 17,
+            "ferryman rows the slow boat across the wide grey river past the mill at dawn",
+        );
+    }
+    db.exec("COMMIT", []);
+    let conn = db.read_only();
+    let caps = FtsCapabilities::detect(&conn).expect("capabilities");
+    for query in ["ferry", "harbor"] {
+        for (sort, limit, offset) in [(None, 40, 0), (Some("oldest"), 5, 10), (None, 3, 12)] {
+            let options = options(sort, limit, offset, 0);
+            let scope = ConversationScope::default();
+            let keyed = search_conversations_in(&conn, query, &options, &scope, caps).unwrap();
+            let paged =
+                search_conversations_by_pages(&conn, query, &options, &scope, caps).unwrap();
+            assert_eq!(keyed, paged, "{query} {options:?}");
+            if query == "ferry" && offset == 0 {
+                let hits: usize = keyed.iter().map(|c| c.hits).sum();
+                assert_eq!(hits, 457, "the fallback's rows past the last page count");
+            }
+        }
+    }
+}
