@@ -169,6 +169,13 @@ pub trait ConversationSource {
             .map(|id| self.continued_from(id))
             .collect()
     }
+    /// Every session with a parent (`parent_session_id` set): only these
+    /// can continue one, so [`Self::continued_from`] is not asked about the
+    /// others once many sessions are to be walked. `None` when the store
+    /// does not list them; the default.
+    fn sessions_with_parent(&mut self) -> Result<Option<HashSet<String>>, Self::Error> {
+        Ok(None)
+    }
     /// The compression tip of a session (`api.md` §9.2).
     fn compression_tip(&mut self, session_id: &str) -> Result<String, Self::Error>;
     /// A session's title; `None` for an untitled or unknown session.

@@ -124,6 +124,11 @@ fn read<S: ConversationSource>(
     grouping.finish(source, options.offset as usize, options.limit as usize)
 }
 
+/// From this many sessions to walk at once, the sessions with a parent are
+/// listed once and the others are not asked about (one read of the few
+/// sessions that have a parent instead of one look-up per session).
+const MANY_SESSIONS: usize = 64;
+
 /// One hit as the grouping reads it: a key (its session in `session_id`), or
 /// a full hit of a page (its session in `full`).
 struct Hit<'k> {
@@ -154,6 +159,8 @@ struct Grouping {
     roots: HashMap<String, (String, usize)>,
     /// Each session asked about: its parent when it continues it.
     parents: HashMap<String, Option<String>>,
+    /// The sessions with a parent, once asked for (see [`MANY_SESSIONS`]).
+    with_parent: Option<Option<HashSet<String>>>,
     /// Message ids already counted (pages may overlap if the store changes).
     seen: HashSet<i64>,
     index: HashMap<String, usize>,
@@ -219,6 +226,18 @@ impl Grouping {
             .filter(|id| !self.parents.contains_key(id))
             .collect();
         for _ in 0..=MAX_LINEAGE_STEPS {
+            if level.len() >= MANY_SESSIONS && self.with_parent.is_none() {
+                self.with_parent = Some(source.sessions_with_parent()?);
+            }
+            if let Some(Some(with_parent)) = &self.with_parent {
+                // A session without a parent continues none.
+                let (asked, root): (Vec<String>, Vec<String>) =
+                    level.into_iter().partition(|id| with_parent.contains(id));
+                for id in root {
+                    self.parents.insert(id, None);
+                }
+                level = asked;
+            }
             if level.is_empty() {
                 break;
             }

@@ -3,7 +3,7 @@
 //! ([`hits_by_id`]), steps up compression chains one at a time or many at
 //! once, tips and titles.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use rusqlite::{Connection, OptionalExtension};
 
@@ -124,6 +124,20 @@ impl ConversationSource for SqliteSource<'_> {
             .iter()
             .map(|id| parents.get(id).cloned().flatten())
             .collect())
+    }
+
+    fn sessions_with_parent(&mut self) -> Result<Option<HashSet<String>>, QueryError> {
+        const WHAT: &str = "listing sessions with a parent";
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM sessions WHERE parent_session_id IS NOT NULL")
+            .context(WHAT)?;
+        let mut rows = stmt.query([]).context(WHAT)?;
+        let mut found = HashSet::new();
+        while let Some(row) = rows.next().context(WHAT)? {
+            found.extend(text(row.get_ref(0).context(WHAT)?));
+        }
+        Ok(Some(found))
     }
 
     fn compression_tip(&mut self, session_id: &str) -> Result<String, QueryError> {

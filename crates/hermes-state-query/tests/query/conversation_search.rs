@@ -381,3 +381,53 @@ fn a_last_page_filled_exactly_reads_the_fallback_past_it_alike() {
         }
     }
 }
+
+/// Many sessions on one page of hits: the sessions with a parent are listed
+/// once and only they are walked up; chains, branches, delegates and tool
+/// sessions among 150 sessions group alike.
+#[test]
+fn many_sessions_on_a_page_group_alike() {
+    let db = Db::new();
+    db.exec("BEGIN", []);
+    let mut seed = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % n
+    };
+    for i in 0..150usize {
+        let parent = (i > 0 && next(3) > 0).then(|| format!("s{}", next(i as u64)));
+        let end = END_REASONS[next(END_REASONS.len() as u64) as usize];
+        let config = match next(8) {
+            0 => Some("{\"_branched_from\": \"x\"}"),
+            1 => Some("{\"_delegate_from\": \"x\"}"),
+            _ => None,
+        };
+        let source = SOURCES[next(SOURCES.len() as u64) as usize];
+        db.exec(
+            "INSERT INTO sessions (id, source, started_at, parent_session_id, model_config, end_reason)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![format!("s{i}"), source, i as f64, parent, config, end],
+        );
+    }
+    for i in 0..700u64 {
+        db.exec(
+            "INSERT INTO messages (session_id, role, content, timestamp) VALUES (?1, 'user', ?2, ?3)",
+            params![format!("s{}", next(150)), ["ferry", "ferry glacier"][(i % 2) as usize], (i % 50) as f64],
+        );
+    }
+    db.exec("COMMIT", []);
+    let conn = db.read_only();
+    let caps = FtsCapabilities::detect(&conn).expect("capabilities");
+    for (sort, limit, offset) in [(None, 200, 0), (Some("newest"), 10, 5), (None, 3, 30)] {
+        let options = options(sort, limit, offset, 0);
+        for scope_kind in [0, 2] {
+            let scope = scope(scope_kind, 150);
+            let keyed = search_conversations_in(&conn, "ferry", &options, &scope, caps).unwrap();
+            let paged =
+                search_conversations_by_pages(&conn, "ferry", &options, &scope, caps).unwrap();
+            assert_eq!(keyed, paged, "{options:?} {scope:?}");
+        }
+    }
+}
