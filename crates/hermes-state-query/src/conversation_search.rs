@@ -169,11 +169,16 @@ pub trait ConversationSource {
             .map(|id| self.continued_from(id))
             .collect()
     }
-    /// Every session with a parent (`parent_session_id` set): only these
-    /// can continue one, so [`Self::continued_from`] is not asked about the
-    /// others once many sessions are to be walked. `None` when the store
-    /// does not list them; the default.
-    fn sessions_with_parent(&mut self) -> Result<Option<HashSet<String>>, Self::Error> {
+    /// Every session with a parent (`parent_session_id` set) when there are
+    /// at most `at_most` of them: only these can continue one, so
+    /// [`Self::continued_from`] is not asked about the others once more
+    /// sessions are to be walked than the store has children. `None` when
+    /// there are more, or the store does not list them (the default).
+    fn sessions_with_parent(
+        &mut self,
+        at_most: usize,
+    ) -> Result<Option<HashSet<String>>, Self::Error> {
+        let _ = at_most;
         Ok(None)
     }
     /// The compression tip of a session (`api.md` §9.2).

@@ -124,9 +124,10 @@ fn read<S: ConversationSource>(
     grouping.finish(source, options.offset as usize, options.limit as usize)
 }
 
-/// From this many sessions to walk at once, the sessions with a parent are
-/// listed once and the others are not asked about (one read of the few
-/// sessions that have a parent instead of one look-up per session).
+/// From this many sessions to walk at once, and when the store has fewer
+/// sessions with a parent than that, those are listed once and the others
+/// are not asked about (one read of the few sessions that have a parent
+/// instead of one look-up per session).
 const MANY_SESSIONS: usize = 64;
 
 /// One hit as the grouping reads it: a key (its session in `session_id`), or
@@ -159,8 +160,10 @@ struct Grouping {
     roots: HashMap<String, (String, usize)>,
     /// Each session asked about: its parent when it continues it.
     parents: HashMap<String, Option<String>>,
-    /// The sessions with a parent, once asked for (see [`MANY_SESSIONS`]).
-    with_parent: Option<Option<HashSet<String>>>,
+    /// The sessions with a parent, once listed (see [`MANY_SESSIONS`]).
+    with_parent: Option<HashSet<String>>,
+    /// The store has more sessions with a parent than this (asked).
+    children_above: usize,
     /// Message ids already counted (pages may overlap if the store changes).
     seen: HashSet<i64>,
     index: HashMap<String, usize>,
@@ -226,10 +229,14 @@ impl Grouping {
             .filter(|id| !self.parents.contains_key(id))
             .collect();
         for _ in 0..=MAX_LINEAGE_STEPS {
-            if level.len() >= MANY_SESSIONS && self.with_parent.is_none() {
-                self.with_parent = Some(source.sessions_with_parent()?);
+            if level.len() >= MANY_SESSIONS
+                && self.with_parent.is_none()
+                && level.len() > self.children_above
+            {
+                self.with_parent = source.sessions_with_parent(level.len())?;
+                self.children_above = level.len();
             }
-            if let Some(Some(with_parent)) = &self.with_parent {
+            if let Some(with_parent) = &self.with_parent {
                 // A session without a parent continues none.
                 let (asked, root): (Vec<String>, Vec<String>) =
                     level.into_iter().partition(|id| with_parent.contains(id));

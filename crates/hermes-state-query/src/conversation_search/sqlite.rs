@@ -126,8 +126,21 @@ impl ConversationSource for SqliteSource<'_> {
             .collect())
     }
 
-    fn sessions_with_parent(&mut self) -> Result<Option<HashSet<String>>, QueryError> {
+    fn sessions_with_parent(
+        &mut self,
+        at_most: usize,
+    ) -> Result<Option<HashSet<String>>, QueryError> {
         const WHAT: &str = "listing sessions with a parent";
+        // Counted on `idx_sessions_parent` alone (where the file has it).
+        let count: i64 = self
+            .conn
+            .prepare_cached("SELECT count(*) FROM sessions WHERE parent_session_id IS NOT NULL")
+            .context(WHAT)?
+            .query_row([], |row| row.get(0))
+            .context(WHAT)?;
+        if usize::try_from(count).map_or(true, |count| count > at_most) {
+            return Ok(None);
+        }
         let mut stmt = self
             .conn
             .prepare_cached("SELECT id FROM sessions WHERE parent_session_id IS NOT NULL")
