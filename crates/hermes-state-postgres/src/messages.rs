@@ -4,11 +4,11 @@ use hermes_state_types::stored::{self, StoredToolCalls, StoredValue};
 use hermes_state_types::{Message, NewMessage};
 use postgres::Transaction;
 
-use crate::PgStore;
 use crate::content;
 use crate::error::{Context, Result};
 use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
 use crate::sessions::foreign_key_to_not_found;
+use crate::{PgStore, WriteScope};
 
 const INSERT_MESSAGE: &str = "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, api_content, display_kind, display_metadata)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 1, $18, $19, $20)
@@ -60,7 +60,11 @@ impl PgStore {
     /// [`crate::PgError::SessionNotFound`] for an unknown session.
     pub fn append_message(&self, message: &NewMessage) -> Result<i64> {
         let encoded = Encoded::new(message, self.now())?;
-        self.write("appending a message", |tx| insert(tx, message, &encoded))
+        self.write_in(
+            "appending a message",
+            &WriteScope::session(&message.session_id),
+            |tx| insert(tx, message, &encoded),
+        )
     }
 
     /// Appends several messages in one transaction (all or none).
@@ -70,7 +74,8 @@ impl PgStore {
             .iter()
             .map(|m| Encoded::new(m, now))
             .collect::<Result<Vec<_>>>()?;
-        self.write("appending messages", |tx| {
+        let scope = WriteScope::sessions(messages.iter().map(|m| m.session_id.as_str()));
+        self.write_in("appending messages", &scope, |tx| {
             messages
                 .iter()
                 .zip(&encoded)
