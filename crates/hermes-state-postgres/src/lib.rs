@@ -62,7 +62,10 @@ pub use sweeps::{AutoRun, LAST_AUTO_ARCHIVE, LAST_AUTO_PRUNE};
 pub use tls::{ConnectionSecurity, RootCerts, SslMode, TlsPlan, TlsSettings, Verification};
 pub use transaction::WRITE_PATIENCE;
 pub(crate) use transaction::{Subject, WriteScope};
-pub use url::{DEFAULT_SCHEMA, PASSFILE_VAR, PASSWORD_VAR, StoreUrl, validate_schema_name};
+pub use url::{
+    DEFAULT_SCHEMA, MAX_POOL_SIZE, OperatorSettings, PASSFILE_VAR, PASSWORD_VAR, StoreUrl,
+    validate_schema_name,
+};
 
 use crate::error::Context;
 use crate::pool::Pool;

@@ -56,7 +56,11 @@ pub(crate) fn known_steps() -> Vec<(i64, String, u64)> {
 pub(crate) fn migrate(client: &mut Client, url: &StoreUrl) -> Result<Capabilities> {
     let schema = url.schema();
     client
-        .batch_execute(&format!("SET lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'"))
+        // No `statement_timeout` of the URL here: a step may rewrite a large
+        // table, and a step cut short would only be run again at every open.
+        .batch_execute(&format!(
+            "SET lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'; SET statement_timeout = 0"
+        ))
         .context("setting the migration lock timeout")?;
     client
         .execute(
