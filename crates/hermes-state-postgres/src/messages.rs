@@ -3,6 +3,7 @@
 use hermes_state_types::stored::{self, StoredToolCalls, StoredValue};
 use hermes_state_types::{Message, NewMessage};
 use postgres::Transaction;
+use postgres::types::Type;
 
 use crate::content;
 use crate::error::{Context, Result};
@@ -139,8 +140,16 @@ fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result
     // id that SQLite, whose failed insert rolls back with its transaction,
     // gives — the original's ids, and the ids callers keep, stay the same on
     // both backends.
+    // Typed statements: one round trip each, nothing prepared first (the
+    // hot path of every host).
     let counted = tx
-        .execute(COUNT_MESSAGE, &[&message.session_id, &e.tool_call_count])
+        .execute_typed(
+            COUNT_MESSAGE,
+            &[
+                (&message.session_id, Type::TEXT),
+                (&e.tool_call_count, Type::INT8),
+            ],
+        )
         .context("counting the message")?;
     if counted == 0 {
         return Err(crate::PgError::SessionNotFound(message.session_id.clone()));
@@ -157,29 +166,29 @@ pub(crate) fn insert_row(
 ) -> Result<i64> {
     let observed = i64::from(message.observed);
     let row = tx
-        .query_one(
+        .query_typed_one(
             INSERT_MESSAGE,
             &[
-                &message.session_id,
-                &message.role,
-                &e.content,
-                &message.tool_call_id,
-                &e.tool_calls,
-                &message.tool_name,
-                &message.effect_disposition,
-                &e.timestamp,
-                &message.token_count,
-                &message.finish_reason,
-                &message.reasoning,
-                &message.reasoning_content,
-                &e.reasoning_details,
-                &e.codex_reasoning_items,
-                &e.codex_message_items,
-                &message.platform_message_id,
-                &observed,
-                &message.api_content,
-                &message.display_kind,
-                &e.display_metadata,
+                (&message.session_id, Type::TEXT),
+                (&message.role, Type::TEXT),
+                (&e.content, Type::TEXT),
+                (&message.tool_call_id, Type::TEXT),
+                (&e.tool_calls, Type::TEXT),
+                (&message.tool_name, Type::TEXT),
+                (&message.effect_disposition, Type::TEXT),
+                (&e.timestamp, Type::FLOAT8),
+                (&message.token_count, Type::INT8),
+                (&message.finish_reason, Type::TEXT),
+                (&message.reasoning, Type::TEXT),
+                (&message.reasoning_content, Type::TEXT),
+                (&e.reasoning_details, Type::TEXT),
+                (&e.codex_reasoning_items, Type::TEXT),
+                (&e.codex_message_items, Type::TEXT),
+                (&message.platform_message_id, Type::TEXT),
+                (&observed, Type::INT8),
+                (&message.api_content, Type::TEXT),
+                (&message.display_kind, Type::TEXT),
+                (&e.display_metadata, Type::TEXT),
             ],
         )
         .map_err(|error| {

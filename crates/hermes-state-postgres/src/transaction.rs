@@ -36,6 +36,7 @@ use std::time::{Duration, Instant};
 use hermes_state_sqlite::retry;
 use hermes_state_types::ErrorKind;
 use postgres::Transaction;
+use postgres::types::{ToSql, Type};
 
 use crate::error::{Context, PgError, Result};
 use crate::pool::Pool;
@@ -168,12 +169,13 @@ fn write_once<T>(
         .max(1);
     let (exclusive, keys) = scope.keys(pool.url().schema());
     let timeout = format!("{patience}ms");
-    let mut params: Vec<&(dyn postgres::types::ToSql + Sync)> = vec![&timeout];
-    params.extend(
-        keys.iter()
-            .map(|k| k as &(dyn postgres::types::ToSql + Sync)),
-    );
-    tx.execute(&lock_statement(exclusive, keys.len()), &params)
+    // Typed: one round trip, no statement prepared first (every write
+    // runs this).
+    let params: Vec<(&(dyn ToSql + Sync), Type)> = std::iter::once(&timeout)
+        .chain(&keys)
+        .map(|text| (text as &(dyn ToSql + Sync), Type::TEXT))
+        .collect();
+    tx.execute_typed(&lock_statement(exclusive, keys.len()), &params)
         .context("waiting for the store's writer lock")?;
     let value = body(&mut tx)?;
     tx.commit().map_err(|source| {
