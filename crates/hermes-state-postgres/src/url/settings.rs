@@ -23,7 +23,7 @@ const TIMEOUT_RULE: &str = "use a whole number of milliseconds, or one with a un
      (ms, s, min, h, d), up to 2147483647 ms; 0 means no limit";
 
 /// The operator's settings of one store URL; `None` where the URL says
-/// nothing (then the defaults of [`crate::pool`] and the server apply).
+/// nothing (then the pool's defaults and the server's apply).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OperatorSettings {
     /// `pool_size`: the most connections one handle keeps open at once.
