@@ -1,4 +1,4 @@
-//! Search by conversation: the hits of [`search_messages`] collapsed by
+//! Search by conversation: the hits of [`search_messages`](crate::search::search_messages) collapsed by
 //! compression lineage, so a long conversation that context compression split
 //! into segments shows once.
 //!
@@ -7,10 +7,10 @@
 //! parent is taken only when the session is a compression continuation: its
 //! parent ended with `compression`, and the session is neither a branch (a
 //! `$._branched_from` marker) nor a delegate (`$._delegate_from`) nor a
-//! `source = 'tool'` session — the children [`get_compression_tip`] never
+//! `source = 'tool'` session — the children [`get_compression_tip`](crate::lookups::get_compression_tip) never
 //! follows. So branch children, delegates and the children of sessions that
 //! ended otherwise are conversations of their own. The walk is bounded by
-//! [`MAX_LINEAGE_STEPS`] and stops at the first repeated id.
+//! [`MAX_LINEAGE_STEPS`](crate::sessions::MAX_LINEAGE_STEPS) and stops at the first repeated id.
 //!
 //! The hits are read page by page in the search's own order, so the first
 //! hit seen of a conversation is its best one (best rank, or newest/oldest as
