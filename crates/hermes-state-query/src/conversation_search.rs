@@ -1,4 +1,5 @@
-//! Search by conversation: the hits of [`search_messages`] collapsed by
+//! Search by conversation: the hits of
+//! [`search_messages`](crate::search::search_messages) collapsed by
 //! compression lineage, so a long conversation that context compression split
 //! into segments shows once.
 //!
@@ -7,10 +8,12 @@
 //! parent is taken only when the session is a compression continuation: its
 //! parent ended with `compression`, and the session is neither a branch (a
 //! `$._branched_from` marker) nor a delegate (`$._delegate_from`) nor a
-//! `source = 'tool'` session — the children [`get_compression_tip`] never
+//! `source = 'tool'` session — the children
+//! [`get_compression_tip`](crate::lookups::get_compression_tip) never
 //! follows. So branch children, delegates and the children of sessions that
 //! ended otherwise are conversations of their own. The walk is bounded by
-//! [`MAX_LINEAGE_STEPS`] and stops at the first repeated id.
+//! [`MAX_LINEAGE_STEPS`](crate::sessions::MAX_LINEAGE_STEPS) and stops at the
+//! first repeated id.
 //!
 //! The hits are read page by page in the search's own order, so the first
 //! hit seen of a conversation is its best one (best rank, or newest/oldest as
@@ -26,8 +29,8 @@
 //! are cut from the list, and only the shown conversations' best hits are
 //! read in full ([`ConversationSource::hits_by_id`]). A page past the list's
 //! end is still read from the search (route A's zero-hit fallback answers
-//! there), and the answer is the pages' in every case
-//! ([`group_conversations_by_pages`] reads the pages only).
+//! there) unless the store proves it empty, and the answer is the pages' in
+//! every case ([`group_conversations_by_pages`] reads the pages only).
 //!
 //! A [`ConversationScope`] narrows which hits count — to some sessions (one
 //! lineage, say) and to a time window — before they are grouped, so the
