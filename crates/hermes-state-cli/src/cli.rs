@@ -356,6 +356,9 @@ pub struct ShowArgs {
     /// Include rewound and compacted (inactive) messages
     #[arg(long)]
     pub all: bool,
+    /// The whole compression chain (root to tip) as one conversation
+    #[arg(long)]
+    pub lineage: bool,
     /// Print straight to the terminal, not through $PAGER (less -FRX)
     #[arg(long)]
     pub no_pager: bool,
