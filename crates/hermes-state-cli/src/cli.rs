@@ -605,6 +605,9 @@ pub struct ExportArgs {
     /// json (one array), jsonl (one session per line) or markdown (one conversation, with --session)
     #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
     pub format: ExportFormat,
+    /// With --session: its whole compression chain, root to tip (markdown: one document per segment)
+    #[arg(long, requires = "session")]
+    pub lineage: bool,
     /// Write to this file instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,

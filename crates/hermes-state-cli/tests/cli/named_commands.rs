@@ -288,3 +288,60 @@ fn a_compressed_session_points_to_its_continuation_and_lineage_shows_the_chain()
             .is_some_and(|m| !m.is_empty())
     );
 }
+
+/// `export --session ID --lineage` writes the whole compression chain:
+/// Markdown, one document per segment root first; JSON Lines, each
+/// segment's session record; plain JSON refuses (exit 2).
+#[test]
+fn export_of_a_lineage_writes_every_segment_root_first() {
+    let env = Env::new();
+    let db = env.demo("e.db");
+    let markdown = env
+        .run(
+            &db,
+            &[
+                "export",
+                "--session",
+                "demo-refactor-2",
+                "--lineage",
+                "--format",
+                "markdown",
+            ],
+        )
+        .ok()
+        .stdout;
+    let root = markdown
+        .find("# Refactor the config parser\n")
+        .expect("the root's document");
+    let tip = markdown
+        .find("# Refactor the config parser #2\n")
+        .expect("the tip's document");
+    assert!(root < tip, "{markdown}");
+    assert!(
+        markdown[root..tip].contains("\n---\n"),
+        "segments under a rule"
+    );
+    let lines = env
+        .run(
+            &db,
+            &[
+                "export",
+                "--session",
+                "demo-refactor",
+                "--lineage",
+                "--format",
+                "jsonl",
+            ],
+        )
+        .ok()
+        .stdout;
+    let sessions: Vec<String> = lines
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|record| record["type"] == "session")
+        .filter_map(|record| record["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(sessions, ["demo-refactor", "demo-refactor-2"], "{lines}");
+    env.run(&db, &["export", "--session", "demo-refactor", "--lineage"])
+        .fails(2);
+}
