@@ -16,7 +16,8 @@
 //! is `HERMES_STATE_BENCH_PG_URL`, else `HERMES_STATE_TEST_PG_URL`; the bench
 //! works in a schema of its own and drops it at the end. Every write of every
 //! process goes through the backend's one write path (on PostgreSQL: one
-//! transaction per append under the store's advisory lock).
+//! transaction per append under the store's writer lock taken shared and
+//! its session's key, so appends of different processes commit side by side).
 
 // A command-line tool: the figures go to stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]

@@ -44,6 +44,7 @@ use hermes_state::SessionDb;
 use hermes_state_benches::baseline::{Baseline, RawOrder};
 use hermes_state_benches::cases::search_cases;
 use hermes_state_benches::corpus::{self, Corpus};
+use hermes_state_benches::sides::Xorshift;
 
 fn main() {
     let mut sizes = Vec::new();
@@ -198,25 +199,4 @@ fn run(size: u64, rounds: usize, filter: Option<&str>) {
         );
     }
     db.close().expect("close");
-}
-
-/// Marsaglia's xorshift64: a fixed, reproducible order of sides per round,
-/// and no dependency for eight lines.
-struct Xorshift(u64);
-
-impl Xorshift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// Fisher–Yates.
-    fn shuffle(&mut self, sides: &mut [usize]) {
-        for i in (1..sides.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
-            sides.swap(i, j);
-        }
-    }
 }

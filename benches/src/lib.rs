@@ -6,6 +6,7 @@
 //! * [`baseline`]: the same SQL on a plain connection, no facade.
 //! * [`cases`]: the search queries, with the facade's options and the
 //!   equivalent single SQL query of the baseline.
+//! * [`sides`]: the shuffled order of the sides of interleaved measurements.
 //! * [`writers`]: writer processes and latency percentiles for the
 //!   multi-process benches.
 //!
@@ -15,6 +16,7 @@
 pub mod baseline;
 pub mod cases;
 pub mod corpus;
+pub mod sides;
 pub mod writers;
 
 use hermes_state::NewMessage;

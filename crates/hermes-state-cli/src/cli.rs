@@ -356,6 +356,9 @@ pub struct ShowArgs {
     /// Include rewound and compacted (inactive) messages
     #[arg(long)]
     pub all: bool,
+    /// The whole compression chain (root to tip) as one conversation
+    #[arg(long)]
+    pub lineage: bool,
     /// Print straight to the terminal, not through $PAGER (less -FRX)
     #[arg(long)]
     pub no_pager: bool,
@@ -602,6 +605,9 @@ pub struct ExportArgs {
     /// json (one array), jsonl (one session per line) or markdown (one conversation, with --session)
     #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
     pub format: ExportFormat,
+    /// With --session: its whole compression chain, root to tip (markdown: one document per segment)
+    #[arg(long, requires = "session")]
+    pub lineage: bool,
     /// Write to this file instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,

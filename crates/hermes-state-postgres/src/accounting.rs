@@ -5,8 +5,8 @@
 use hermes_state_types::{AuxiliaryUsage, TokenUpdate};
 use postgres::Transaction;
 
-use crate::PgStore;
 use crate::error::{Context, Result};
+use crate::{PgStore, WriteScope};
 
 /// Creates a missing session (source as given) or fills its NULL `model`:
 /// `ensure_session` of the SQLite backend, inside the caller's transaction.
@@ -74,86 +74,90 @@ impl PgStore {
     pub fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()> {
         let has_usage = update.has_usage();
         let now = self.now();
-        self.write("updating token counts", |tx| {
-            ensure_session(tx, session_id, update.model.as_deref(), now)?;
-            set_first_accounted_route(tx, session_id, update, has_usage)?;
-            let route = |value: &Option<String>| if has_usage { value.clone() } else { None };
-            let sql = if update.absolute {
-                ABSOLUTE_COUNTS
-            } else {
-                INCREMENTAL_COUNTS
-            };
-            tx.execute(
-                sql,
-                &[
-                    &session_id,
-                    &update.input_tokens,
-                    &update.output_tokens,
-                    &update.cache_read_tokens,
-                    &update.cache_write_tokens,
-                    &update.reasoning_tokens,
-                    &update.estimated_cost_usd,
-                    &update.actual_cost_usd,
-                    &update.cost_status,
-                    &update.cost_source,
-                    &update.pricing_version,
-                    &route(&update.billing_provider),
-                    &route(&update.billing_base_url),
-                    &route(&update.billing_mode),
-                    &route(&update.model),
-                    &update.api_call_count,
-                ],
-            )
-            .context("updating token counts")?;
-            let adds_usage = !update.absolute
-                && (update.input_tokens != 0
-                    || update.output_tokens != 0
-                    || update.cache_read_tokens != 0
-                    || update.cache_write_tokens != 0
-                    || update.reasoning_tokens != 0
-                    || update.api_call_count != 0
-                    || update.estimated_cost_usd.is_some_and(|c| c != 0.0));
-            if adds_usage {
-                let session = session_route(tx, session_id)?;
-                let delta = UsageDelta {
-                    model: update
-                        .model
-                        .clone()
-                        .or(session.model)
-                        .unwrap_or_else(|| "unknown".to_owned()),
-                    provider: update
-                        .billing_provider
-                        .clone()
-                        .or(session.provider)
-                        .unwrap_or_default(),
-                    base_url: update
-                        .billing_base_url
-                        .clone()
-                        .or(session.base_url)
-                        .unwrap_or_default(),
-                    mode: update
-                        .billing_mode
-                        .clone()
-                        .or(session.mode)
-                        .unwrap_or_default(),
-                    task: "",
-                    api_calls: update.api_call_count,
-                    tokens: [
-                        update.input_tokens,
-                        update.output_tokens,
-                        update.cache_read_tokens,
-                        update.cache_write_tokens,
-                        update.reasoning_tokens,
-                    ],
-                    estimated: update.estimated_cost_usd.unwrap_or(0.0),
-                    actual: update.actual_cost_usd.unwrap_or(0.0),
-                    cost_status: update.cost_status.as_deref(),
-                    cost_source: update.cost_source.as_deref(),
+        self.write_in(
+            "updating token counts",
+            &WriteScope::session(session_id),
+            |tx| {
+                ensure_session(tx, session_id, update.model.as_deref(), now)?;
+                set_first_accounted_route(tx, session_id, update, has_usage)?;
+                let route = |value: &Option<String>| if has_usage { value.clone() } else { None };
+                let sql = if update.absolute {
+                    ABSOLUTE_COUNTS
+                } else {
+                    INCREMENTAL_COUNTS
                 };
-                add_usage(tx, session_id, &delta, now)?;
-            }
-            Ok(())
-        })
+                tx.execute(
+                    sql,
+                    &[
+                        &session_id,
+                        &update.input_tokens,
+                        &update.output_tokens,
+                        &update.cache_read_tokens,
+                        &update.cache_write_tokens,
+                        &update.reasoning_tokens,
+                        &update.estimated_cost_usd,
+                        &update.actual_cost_usd,
+                        &update.cost_status,
+                        &update.cost_source,
+                        &update.pricing_version,
+                        &route(&update.billing_provider),
+                        &route(&update.billing_base_url),
+                        &route(&update.billing_mode),
+                        &route(&update.model),
+                        &update.api_call_count,
+                    ],
+                )
+                .context("updating token counts")?;
+                let adds_usage = !update.absolute
+                    && (update.input_tokens != 0
+                        || update.output_tokens != 0
+                        || update.cache_read_tokens != 0
+                        || update.cache_write_tokens != 0
+                        || update.reasoning_tokens != 0
+                        || update.api_call_count != 0
+                        || update.estimated_cost_usd.is_some_and(|c| c != 0.0));
+                if adds_usage {
+                    let session = session_route(tx, session_id)?;
+                    let delta = UsageDelta {
+                        model: update
+                            .model
+                            .clone()
+                            .or(session.model)
+                            .unwrap_or_else(|| "unknown".to_owned()),
+                        provider: update
+                            .billing_provider
+                            .clone()
+                            .or(session.provider)
+                            .unwrap_or_default(),
+                        base_url: update
+                            .billing_base_url
+                            .clone()
+                            .or(session.base_url)
+                            .unwrap_or_default(),
+                        mode: update
+                            .billing_mode
+                            .clone()
+                            .or(session.mode)
+                            .unwrap_or_default(),
+                        task: "",
+                        api_calls: update.api_call_count,
+                        tokens: [
+                            update.input_tokens,
+                            update.output_tokens,
+                            update.cache_read_tokens,
+                            update.cache_write_tokens,
+                            update.reasoning_tokens,
+                        ],
+                        estimated: update.estimated_cost_usd.unwrap_or(0.0),
+                        actual: update.actual_cost_usd.unwrap_or(0.0),
+                        cost_status: update.cost_status.as_deref(),
+                        cost_source: update.cost_source.as_deref(),
+                    };
+                    add_usage(tx, session_id, &delta, now)?;
+                }
+                Ok(())
+            },
+        )
     }
 
     /// Records the usage of an auxiliary task (vision, compression, …) in
@@ -165,29 +169,33 @@ impl PgStore {
             return Ok(());
         }
         let now = self.now();
-        self.write("recording auxiliary usage", |tx| {
-            ensure_session(tx, session_id, None, now)?;
-            let delta = UsageDelta {
-                model: usage.model.clone().unwrap_or_else(|| "unknown".to_owned()),
-                provider: usage.billing_provider.clone().unwrap_or_default(),
-                base_url: usage.billing_base_url.clone().unwrap_or_default(),
-                mode: String::new(),
-                task: &usage.task,
-                api_calls: 1,
-                tokens: [
-                    usage.input_tokens,
-                    usage.output_tokens,
-                    usage.cache_read_tokens,
-                    usage.cache_write_tokens,
-                    usage.reasoning_tokens,
-                ],
-                estimated: usage.estimated_cost_usd.unwrap_or(0.0),
-                actual: 0.0,
-                cost_status: None,
-                cost_source: None,
-            };
-            add_usage(tx, session_id, &delta, now)
-        })
+        self.write_in(
+            "recording auxiliary usage",
+            &WriteScope::session(session_id),
+            |tx| {
+                ensure_session(tx, session_id, None, now)?;
+                let delta = UsageDelta {
+                    model: usage.model.clone().unwrap_or_else(|| "unknown".to_owned()),
+                    provider: usage.billing_provider.clone().unwrap_or_default(),
+                    base_url: usage.billing_base_url.clone().unwrap_or_default(),
+                    mode: String::new(),
+                    task: &usage.task,
+                    api_calls: 1,
+                    tokens: [
+                        usage.input_tokens,
+                        usage.output_tokens,
+                        usage.cache_read_tokens,
+                        usage.cache_write_tokens,
+                        usage.reasoning_tokens,
+                    ],
+                    estimated: usage.estimated_cost_usd.unwrap_or(0.0),
+                    actual: 0.0,
+                    cost_status: None,
+                    cost_source: None,
+                };
+                add_usage(tx, session_id, &delta, now)
+            },
+        )
     }
 }
 

@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 
 use postgres::Transaction;
 
-use crate::PgStore;
 use crate::error::{Context, Result};
+use crate::{PgStore, WriteScope};
 
 const SERVER_NOW: &str = "SELECT extract(epoch FROM clock_timestamp())::float8";
 
@@ -45,29 +45,33 @@ impl PgStore {
         if session_id.is_empty() {
             return false;
         }
-        self.write("acquiring a compression lock", |tx| {
-            const WHAT: &str = "acquiring a compression lock";
-            let now = server_now(tx)?;
-            tx.execute(
-                "DELETE FROM compression_locks WHERE session_id = $1 AND expires_at < $2",
-                &[&session_id, &now],
-            )
-            .context(WHAT)?;
-            tx.execute(
-                "INSERT INTO compression_locks (session_id, holder, acquired_at, expires_at) \
-                 VALUES ($1, $2, $3, $4) ON CONFLICT (session_id) DO NOTHING",
-                &[&session_id, &holder, &now, &(now + ttl_seconds)],
-            )
-            .context(WHAT)?;
-            let current: Option<String> = tx
-                .query_opt(
-                    "SELECT holder FROM compression_locks WHERE session_id = $1",
-                    &[&session_id],
+        self.write_in(
+            "acquiring a compression lock",
+            &WriteScope::session(session_id),
+            |tx| {
+                const WHAT: &str = "acquiring a compression lock";
+                let now = server_now(tx)?;
+                tx.execute(
+                    "DELETE FROM compression_locks WHERE session_id = $1 AND expires_at < $2",
+                    &[&session_id, &now],
                 )
-                .context(WHAT)?
-                .map(|row| row.get(0));
-            Ok(current.as_deref() == Some(holder))
-        })
+                .context(WHAT)?;
+                tx.execute(
+                    "INSERT INTO compression_locks (session_id, holder, acquired_at, expires_at) \
+                 VALUES ($1, $2, $3, $4) ON CONFLICT (session_id) DO NOTHING",
+                    &[&session_id, &holder, &now, &(now + ttl_seconds)],
+                )
+                .context(WHAT)?;
+                let current: Option<String> = tx
+                    .query_opt(
+                        "SELECT holder FROM compression_locks WHERE session_id = $1",
+                        &[&session_id],
+                    )
+                    .context(WHAT)?
+                    .map(|row| row.get(0));
+                Ok(current.as_deref() == Some(holder))
+            },
+        )
         .unwrap_or(false)
     }
 
@@ -82,17 +86,21 @@ impl PgStore {
         if session_id.is_empty() || holder.is_empty() {
             return false;
         }
-        self.write("refreshing a compression lock", |tx| {
-            let now = server_now(tx)?;
-            let changed = tx
-                .execute(
-                    "UPDATE compression_locks SET expires_at = $1 \
+        self.write_in(
+            "refreshing a compression lock",
+            &WriteScope::session(session_id),
+            |tx| {
+                let now = server_now(tx)?;
+                let changed = tx
+                    .execute(
+                        "UPDATE compression_locks SET expires_at = $1 \
                      WHERE session_id = $2 AND holder = $3 AND expires_at >= $4",
-                    &[&(now + ttl_seconds), &session_id, &holder, &now],
-                )
-                .context("refreshing a compression lock")?;
-            Ok(changed > 0)
-        })
+                        &[&(now + ttl_seconds), &session_id, &holder, &now],
+                    )
+                    .context("refreshing a compression lock")?;
+                Ok(changed > 0)
+            },
+        )
         .unwrap_or(false)
     }
 
@@ -102,14 +110,18 @@ impl PgStore {
         if session_id.is_empty() {
             return;
         }
-        let _ = self.write("releasing a compression lock", |tx| {
-            tx.execute(
-                "DELETE FROM compression_locks WHERE session_id = $1 AND holder = $2",
-                &[&session_id, &holder],
-            )
-            .context("releasing a compression lock")?;
-            Ok(())
-        });
+        let _ = self.write_in(
+            "releasing a compression lock",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute(
+                    "DELETE FROM compression_locks WHERE session_id = $1 AND holder = $2",
+                    &[&session_id, &holder],
+                )
+                .context("releasing a compression lock")?;
+                Ok(())
+            },
+        );
     }
 
     /// The holder of a session's unexpired compression lock (`expires_at`
@@ -143,11 +155,16 @@ impl PgStore {
             return Ok(());
         }
         let now = self.now();
-        self.write("saving a gateway routing entry", |tx| {
-            tx.execute(UPSERT_ROUTE, &[&scope, &session_key, &entry_json, &now])
-                .context("saving a gateway routing entry")?;
-            Ok(())
-        })
+        // One upsert: its row lock orders it.
+        self.write_in(
+            "saving a gateway routing entry",
+            &WriteScope::rows(),
+            |tx| {
+                tx.execute(UPSERT_ROUTE, &[&scope, &session_key, &entry_json, &now])
+                    .context("saving a gateway routing entry")?;
+                Ok(())
+            },
+        )
     }
 
     /// The routing map of `scope`: `session_key → entry_json`, in key
@@ -180,13 +197,18 @@ impl PgStore {
         if keys.is_empty() {
             return Ok(());
         }
-        self.write("deleting gateway routing entries", |tx| {
-            tx.execute(
-                "DELETE FROM gateway_routing WHERE scope = $1 AND session_key = ANY($2)",
-                &[&scope, &keys],
-            )
-            .context("deleting gateway routing entries")?;
-            Ok(())
-        })
+        // One statement: its row locks order it.
+        self.write_in(
+            "deleting gateway routing entries",
+            &WriteScope::rows(),
+            |tx| {
+                tx.execute(
+                    "DELETE FROM gateway_routing WHERE scope = $1 AND session_key = ANY($2)",
+                    &[&scope, &keys],
+                )
+                .context("deleting gateway routing entries")?;
+                Ok(())
+            },
+        )
     }
 }

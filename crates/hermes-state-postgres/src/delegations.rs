@@ -14,8 +14,8 @@ use hermes_state_types::NewDelegation;
 use postgres::Row;
 use postgres::types::ToSql;
 
-use crate::PgStore;
 use crate::error::{Context, PgError, Result};
+use crate::{PgStore, WriteScope};
 
 /// Every column of `async_delegations`, in v23 table order.
 const DELEGATION_COLUMNS: &str = "delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, completed_at, updated_at, event_json, result_json, delivery_state, delivery_attempts, delivered_at, owner_pid, owner_started_at, task_json, delivery_claim, delivery_claimed_at";
@@ -39,7 +39,8 @@ impl PgStore {
                 "a delegation needs a non-empty delegation_id".to_owned(),
             ));
         }
-        self.write(WHAT, |tx| {
+        // One statement on the delegation's row: its row lock orders it.
+        self.write_in(WHAT, &WriteScope::rows(), |tx| {
             let now = self.now();
             tx.execute(
                 INSERT,
@@ -71,7 +72,8 @@ impl PgStore {
         event_json: Option<&str>,
     ) -> Result<bool> {
         const WHAT: &str = "updating a delegation";
-        self.write(WHAT, |tx| {
+        // One statement on the delegation's row: its row lock orders it.
+        self.write_in(WHAT, &WriteScope::rows(), |tx| {
             let now = self.now();
             let changed = tx
                 .execute(UPDATE_STATE, &[&delegation_id, &state, &event_json, &now])
@@ -91,7 +93,8 @@ impl PgStore {
         result_json: Option<&str>,
     ) -> Result<bool> {
         const WHAT: &str = "finishing a delegation";
-        self.write(WHAT, |tx| {
+        // One statement on the delegation's row: its row lock orders it.
+        self.write_in(WHAT, &WriteScope::rows(), |tx| {
             let now = self.now();
             let changed = tx
                 .execute(FINISH, &[&delegation_id, &state, &result_json, &now])

@@ -2,14 +2,14 @@
 //! transitions: a request only starts from a settled state (NULL,
 //! `completed`, `failed`), a claim only takes a `pending` request, so two
 //! gateways never run the same handoff. Each call is one transaction under
-//! the store's writer lock.
+//! the session's key (`crate::transaction`).
 
 use hermes_state_query::session_updates::{HandoffState, handoff_error_text};
 use hermes_state_types::Session;
 
-use crate::PgStore;
 use crate::error::{Context, Result};
 use crate::rows::{SESSION_COLUMNS, select_list, session_from_row};
+use crate::{PgStore, WriteScope};
 
 const REQUEST: &str = "UPDATE sessions SET handoff_state = 'pending', handoff_platform = $1, \
      handoff_error = NULL \
@@ -25,44 +25,60 @@ impl PgStore {
     /// returns whether it did: `false` for an unknown session or a handoff
     /// already `pending` or `running`.
     pub fn request_handoff(&self, session_id: &str, platform: &str) -> Result<bool> {
-        self.write("requesting a handoff", |tx| {
-            Ok(tx
-                .execute(REQUEST, &[&platform, &session_id])
-                .context("requesting a handoff")?
-                > 0)
-        })
+        self.write_in(
+            "requesting a handoff",
+            &WriteScope::session(session_id),
+            |tx| {
+                Ok(tx
+                    .execute(REQUEST, &[&platform, &session_id])
+                    .context("requesting a handoff")?
+                    > 0)
+            },
+        )
     }
 
     /// Claims a pending handoff (`pending` → `running`) (`api.md` §2.5);
     /// returns whether this caller got it.
     pub fn claim_handoff(&self, session_id: &str) -> Result<bool> {
-        self.write("claiming a handoff", |tx| {
-            Ok(tx
-                .execute(CLAIM, &[&session_id])
-                .context("claiming a handoff")?
-                > 0)
-        })
+        self.write_in(
+            "claiming a handoff",
+            &WriteScope::session(session_id),
+            |tx| {
+                Ok(tx
+                    .execute(CLAIM, &[&session_id])
+                    .context("claiming a handoff")?
+                    > 0)
+            },
+        )
     }
 
     /// Marks the session's handoff `completed` and clears its error
     /// (`api.md` §2.5), whatever its state was.
     pub fn complete_handoff(&self, session_id: &str) -> Result<()> {
-        self.write("completing a handoff", |tx| {
-            tx.execute(COMPLETE, &[&session_id])
-                .context("completing a handoff")?;
-            Ok(())
-        })
+        self.write_in(
+            "completing a handoff",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute(COMPLETE, &[&session_id])
+                    .context("completing a handoff")?;
+                Ok(())
+            },
+        )
     }
 
     /// Marks the session's handoff `failed` with the first 500 characters
     /// of `error` (`api.md` §2.5), whatever its state was.
     pub fn fail_handoff(&self, session_id: &str, error: &str) -> Result<()> {
         let error = handoff_error_text(error);
-        self.write("failing a handoff", |tx| {
-            tx.execute(FAIL, &[&error, &session_id])
-                .context("failing a handoff")?;
-            Ok(())
-        })
+        self.write_in(
+            "failing a handoff",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute(FAIL, &[&error, &session_id])
+                    .context("failing a handoff")?;
+                Ok(())
+            },
+        )
     }
 
     /// The session's handoff state, platform and error (`api.md` §2.5);

@@ -4,7 +4,9 @@
 //! same tables, column names and order, keys and index names; types per
 //! docs/POSTGRES.md), one PostgreSQL schema per store, and the operations
 //! of the `hermes-state` facade with the same error kinds and write
-//! semantics: one transaction per operation under a per-store writer lock,
+//! semantics: one transaction per operation under the store's writer lock
+//! (exclusive for whole-store writes, shared with per-session keys for the
+//! writes of one session, which commit side by side across hosts),
 //! the same retry policy, and a lost COMMIT reported as
 //! [`hermes_state_types::ErrorKind::UnknownOutcome`].
 //!
@@ -59,7 +61,11 @@ pub use migrate::{Capabilities, TRIGRAM_INDEX, known_step};
 pub use sweeps::{AutoRun, LAST_AUTO_ARCHIVE, LAST_AUTO_PRUNE};
 pub use tls::{ConnectionSecurity, RootCerts, SslMode, TlsPlan, TlsSettings, Verification};
 pub use transaction::WRITE_PATIENCE;
-pub use url::{DEFAULT_SCHEMA, PASSFILE_VAR, PASSWORD_VAR, StoreUrl, validate_schema_name};
+pub(crate) use transaction::{Subject, WriteScope};
+pub use url::{
+    DEFAULT_SCHEMA, MAX_POOL_SIZE, OperatorSettings, PASSFILE_VAR, PASSWORD_VAR, StoreUrl,
+    validate_schema_name,
+};
 
 use crate::error::Context;
 use crate::pool::Pool;
@@ -222,7 +228,8 @@ impl PgStore {
     /// one; `None` stores NULL. (`SessionDb::set_meta` takes a `&str`; the
     /// `SessionStore` seam passes `Some`.)
     pub fn set_meta(&self, key: &str, value: Option<&str>) -> Result<()> {
-        self.write("writing state_meta", |tx| {
+        // One upsert of one key: its row lock orders it.
+        self.write_in("writing state_meta", &WriteScope::rows(), |tx| {
             tx.execute(
                 "INSERT INTO state_meta (key, value) VALUES ($1, $2) \
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -233,15 +240,28 @@ impl PgStore {
         })
     }
 
+    /// A write that runs alone: the store's writer lock, exclusively
+    /// (`transaction` module documentation).
     pub(crate) fn write<T>(
         &self,
         what: &str,
         body: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T>,
     ) -> Result<T> {
+        self.write_in(what, &WriteScope::Store, body)
+    }
+
+    /// A write under the locks of `scope`: beside other writes when it
+    /// names its subjects.
+    pub(crate) fn write_in<T>(
+        &self,
+        what: &str,
+        scope: &WriteScope<'_>,
+        body: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T>,
+    ) -> Result<T> {
         if self.read_only {
             return Err(PgError::ReadOnly(what.to_owned()));
         }
-        transaction::write(&self.pool, what, body)
+        transaction::write(&self.pool, what, scope, body)
     }
 
     pub(crate) fn read<T>(

@@ -12,10 +12,10 @@ use hermes_state_query::message_reads::{RewindResult, raw_tool_calls, replacemen
 use hermes_state_types::{Message, NewMessage};
 use postgres::Transaction;
 
-use crate::PgStore;
 use crate::error::{Context, PgError, Result};
 use crate::messages::{Encoded, insert_row};
 use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
+use crate::{PgStore, WriteScope};
 
 const SET_COUNTERS: &str =
     "UPDATE sessions SET message_count = $2, tool_call_count = $3 WHERE id = $1";
@@ -57,11 +57,15 @@ impl PgStore {
         } else {
             "DELETE FROM messages WHERE session_id = $1"
         };
-        self.write("replacing messages", |tx| {
-            tx.execute(delete, &[&session_id])
-                .context("deleting the replaced messages")?;
-            insert_rows(tx, session_id, &rows).map(|_| ())
-        })
+        self.write_in(
+            "replacing messages",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute(delete, &[&session_id])
+                    .context("deleting the replaced messages")?;
+                insert_rows(tx, session_id, &rows).map(|_| ())
+            },
+        )
     }
 
     /// Compacts a session in place (`api.md` §4.5): its live rows become
@@ -70,11 +74,15 @@ impl PgStore {
     /// inserted rows. Returns the number of rows inserted.
     pub fn archive_and_compact(&self, session_id: &str, messages: &[NewMessage]) -> Result<usize> {
         let rows = self.replacement_rows(session_id, messages)?;
-        self.write("compacting messages", |tx| {
-            tx.execute(ARCHIVE_LIVE_ROWS, &[&session_id])
-                .context("archiving the live messages")?;
-            insert_rows(tx, session_id, &rows)
-        })
+        self.write_in(
+            "compacting messages",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute(ARCHIVE_LIVE_ROWS, &[&session_id])
+                    .context("archiving the live messages")?;
+                insert_rows(tx, session_id, &rows)
+            },
+        )
     }
 
     /// Rewinds a session to one of its `user` messages (`api.md` §4.5):
@@ -90,51 +98,59 @@ impl PgStore {
             "SELECT {} FROM messages m WHERE m.id = $1 AND m.session_id = $2",
             select_list("m", &MESSAGE_COLUMNS)
         );
-        self.write("rewinding a session", |tx| {
-            let Some(target) = tx
-                .query_opt(&sql, &[&message_id, &session_id])
-                .context("reading a message")?
-                .as_ref()
-                .map(rewind_target)
-            else {
-                return Err(PgError::MessageNotFound {
-                    session_id: session_id.to_owned(),
-                    message_id,
-                });
-            };
-            if target.role != "user" {
-                return Err(PgError::RewindTargetRole {
-                    role: target.role,
-                    message_id,
-                });
-            }
-            let rewound = tx
-                .execute(REWIND_FROM, &[&session_id, &message_id])
-                .context("rewinding messages")?;
-            tx.execute(COUNT_REWIND, &[&session_id])
-                .context("counting the rewind")?;
-            let new_head_id: Option<i64> = tx
-                .query_one(NEW_HEAD, &[&session_id])
-                .context("finding the new head")?
-                .get(0);
-            Ok(RewindResult {
-                rewound_count: usize::try_from(rewound).unwrap_or(usize::MAX),
-                target_message: target,
-                new_head_id,
-            })
-        })
+        self.write_in(
+            "rewinding a session",
+            &WriteScope::session(session_id),
+            |tx| {
+                let Some(target) = tx
+                    .query_opt(&sql, &[&message_id, &session_id])
+                    .context("reading a message")?
+                    .as_ref()
+                    .map(rewind_target)
+                else {
+                    return Err(PgError::MessageNotFound {
+                        session_id: session_id.to_owned(),
+                        message_id,
+                    });
+                };
+                if target.role != "user" {
+                    return Err(PgError::RewindTargetRole {
+                        role: target.role,
+                        message_id,
+                    });
+                }
+                let rewound = tx
+                    .execute(REWIND_FROM, &[&session_id, &message_id])
+                    .context("rewinding messages")?;
+                tx.execute(COUNT_REWIND, &[&session_id])
+                    .context("counting the rewind")?;
+                let new_head_id: Option<i64> = tx
+                    .query_one(NEW_HEAD, &[&session_id])
+                    .context("finding the new head")?
+                    .get(0);
+                Ok(RewindResult {
+                    rewound_count: usize::try_from(rewound).unwrap_or(usize::MAX),
+                    target_message: target,
+                    new_head_id,
+                })
+            },
+        )
     }
 
     /// Undoes rewinds (`api.md` §4.5): the session's rewound rows with
     /// `id >= since_id` become live again; returns how many. Rows archived
     /// by compaction stay archived; counters are unchanged.
     pub fn restore_rewound(&self, session_id: &str, since_id: i64) -> Result<usize> {
-        self.write("restoring rewound messages", |tx| {
-            let restored = tx
-                .execute(RESTORE_FROM, &[&session_id, &since_id])
-                .context("restoring rewound messages")?;
-            Ok(usize::try_from(restored).unwrap_or(usize::MAX))
-        })
+        self.write_in(
+            "restoring rewound messages",
+            &WriteScope::session(session_id),
+            |tx| {
+                let restored = tx
+                    .execute(RESTORE_FROM, &[&session_id, &since_id])
+                    .context("restoring rewound messages")?;
+                Ok(usize::try_from(restored).unwrap_or(usize::MAX))
+            },
+        )
     }
 
     fn replacement_rows(

@@ -10,10 +10,10 @@ use hermes_state_query::messages::{
 };
 use hermes_state_types::{ConversationMessage, Message};
 
-use crate::PgStore;
 use crate::error::{Context, PgError, Result};
 use crate::lineage::root_to_tip;
 use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
+use crate::{PgStore, WriteScope};
 
 impl PgStore {
     /// The messages of a session in insertion (id) order, the inactive ones
@@ -145,16 +145,20 @@ impl PgStore {
     /// message and tool-call counters; token counters, title and times stay.
     /// Unknown ids are ignored.
     pub fn clear_messages(&self, session_id: &str) -> Result<()> {
-        self.write("clearing messages", |tx| {
-            tx.execute("DELETE FROM messages WHERE session_id = $1", &[&session_id])
+        self.write_in(
+            "clearing messages",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute("DELETE FROM messages WHERE session_id = $1", &[&session_id])
+                    .context("clearing messages")?;
+                tx.execute(
+                    "UPDATE sessions SET message_count = 0, tool_call_count = 0 WHERE id = $1",
+                    &[&session_id],
+                )
                 .context("clearing messages")?;
-            tx.execute(
-                "UPDATE sessions SET message_count = 0, tool_call_count = 0 WHERE id = $1",
-                &[&session_id],
-            )
-            .context("clearing messages")?;
-            Ok(())
-        })
+                Ok(())
+            },
+        )
     }
 }
 

@@ -3,18 +3,45 @@
 use hermes_state_types::stored::{self, StoredToolCalls, StoredValue};
 use hermes_state_types::{Message, NewMessage};
 use postgres::Transaction;
+use postgres::types::{ToSql, Type};
 
-use crate::PgStore;
 use crate::content;
 use crate::error::{Context, Result};
 use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
 use crate::sessions::foreign_key_to_not_found;
+use crate::{PgStore, WriteScope};
 
-const INSERT_MESSAGE: &str = "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, api_content, display_kind, display_metadata)
+/// The columns a new message row gets, in the order of the statements'
+/// parameters (`active` is always 1).
+macro_rules! message_columns {
+    () => {
+        "INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, effect_disposition, timestamp, token_count, finish_reason, reasoning, reasoning_content, reasoning_details, codex_reasoning_items, codex_message_items, platform_message_id, observed, active, api_content, display_kind, display_metadata)"
+    };
+}
+
+const INSERT_MESSAGE: &str = concat!(
+    message_columns!(),
+    "
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 1, $18, $19, $20)
-RETURNING id";
+RETURNING id"
+);
 
-const COUNT_MESSAGE: &str = "UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + $2 WHERE id = $1";
+/// An append in one statement: the session's counters first, then the row
+/// — only when the session exists (`counted` is empty otherwise, so no row
+/// is inserted and no value of the id sequence is drawn). `$21` is the
+/// message's tool calls.
+const APPEND_MESSAGE: &str = concat!(
+    "WITH counted AS (
+    UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + $21
+    WHERE id = $1 RETURNING id
+)
+",
+    message_columns!(),
+    "
+SELECT counted.id, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, 1, $18, $19, $20
+FROM counted
+RETURNING id"
+);
 
 /// A message's columns as stored, computed before the transaction.
 pub(crate) struct Encoded {
@@ -60,7 +87,11 @@ impl PgStore {
     /// [`crate::PgError::SessionNotFound`] for an unknown session.
     pub fn append_message(&self, message: &NewMessage) -> Result<i64> {
         let encoded = Encoded::new(message, self.now())?;
-        self.write("appending a message", |tx| insert(tx, message, &encoded))
+        self.write_in(
+            "appending a message",
+            &WriteScope::session(&message.session_id),
+            |tx| insert(tx, message, &encoded),
+        )
     }
 
     /// Appends several messages in one transaction (all or none).
@@ -70,7 +101,8 @@ impl PgStore {
             .iter()
             .map(|m| Encoded::new(m, now))
             .collect::<Result<Vec<_>>>()?;
-        self.write("appending messages", |tx| {
+        let scope = WriteScope::sessions(messages.iter().map(|m| m.session_id.as_str()));
+        self.write_in("appending messages", &scope, |tx| {
             messages
                 .iter()
                 .zip(&encoded)
@@ -133,14 +165,10 @@ fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result
     // (PostgreSQL never gives one back), and the next message would skip an
     // id that SQLite, whose failed insert rolls back with its transaction,
     // gives — the original's ids, and the ids callers keep, stay the same on
-    // both backends.
-    let counted = tx
-        .execute(COUNT_MESSAGE, &[&message.session_id, &e.tool_call_count])
-        .context("counting the message")?;
-    if counted == 0 {
-        return Err(crate::PgError::SessionNotFound(message.session_id.clone()));
-    }
-    insert_row(tx, message, e)
+    // both backends. Both in one statement: one round trip on the hot path
+    // of every host.
+    run_insert(tx, APPEND_MESSAGE, message, e, Some(e.tool_call_count))?
+        .ok_or_else(|| crate::PgError::SessionNotFound(message.session_id.clone()))
 }
 
 /// Inserts one live message row without counting it in its session.
@@ -150,35 +178,48 @@ pub(crate) fn insert_row(
     message: &NewMessage,
     e: &Encoded,
 ) -> Result<i64> {
+    run_insert(tx, INSERT_MESSAGE, message, e, None)?
+        .ok_or_else(|| crate::PgError::SessionNotFound(message.session_id.clone()))
+}
+
+/// Runs one of the two insert statements: typed (one round trip, nothing
+/// prepared first), with `$21` when `tool_calls` is given; the new id, or
+/// `None` when no row was inserted.
+fn run_insert(
+    tx: &mut Transaction<'_>,
+    sql: &str,
+    message: &NewMessage,
+    e: &Encoded,
+    tool_calls: Option<i64>,
+) -> Result<Option<i64>> {
     let observed = i64::from(message.observed);
-    let row = tx
-        .query_one(
-            INSERT_MESSAGE,
-            &[
-                &message.session_id,
-                &message.role,
-                &e.content,
-                &message.tool_call_id,
-                &e.tool_calls,
-                &message.tool_name,
-                &message.effect_disposition,
-                &e.timestamp,
-                &message.token_count,
-                &message.finish_reason,
-                &message.reasoning,
-                &message.reasoning_content,
-                &e.reasoning_details,
-                &e.codex_reasoning_items,
-                &e.codex_message_items,
-                &message.platform_message_id,
-                &observed,
-                &message.api_content,
-                &message.display_kind,
-                &e.display_metadata,
-            ],
-        )
-        .map_err(|error| {
-            foreign_key_to_not_found(error, &message.session_id, "appending a message")
-        })?;
-    Ok(row.get(0))
+    let mut params: Vec<(&(dyn ToSql + Sync), Type)> = vec![
+        (&message.session_id, Type::TEXT),
+        (&message.role, Type::TEXT),
+        (&e.content, Type::TEXT),
+        (&message.tool_call_id, Type::TEXT),
+        (&e.tool_calls, Type::TEXT),
+        (&message.tool_name, Type::TEXT),
+        (&message.effect_disposition, Type::TEXT),
+        (&e.timestamp, Type::FLOAT8),
+        (&message.token_count, Type::INT8),
+        (&message.finish_reason, Type::TEXT),
+        (&message.reasoning, Type::TEXT),
+        (&message.reasoning_content, Type::TEXT),
+        (&e.reasoning_details, Type::TEXT),
+        (&e.codex_reasoning_items, Type::TEXT),
+        (&e.codex_message_items, Type::TEXT),
+        (&message.platform_message_id, Type::TEXT),
+        (&observed, Type::INT8),
+        (&message.api_content, Type::TEXT),
+        (&message.display_kind, Type::TEXT),
+        (&e.display_metadata, Type::TEXT),
+    ];
+    if let Some(count) = &tool_calls {
+        params.push((count, Type::INT8));
+    }
+    let row = tx.query_typed_opt(sql, &params).map_err(|error| {
+        foreign_key_to_not_found(error, &message.session_id, "appending a message")
+    })?;
+    Ok(row.map(|row| row.get(0)))
 }

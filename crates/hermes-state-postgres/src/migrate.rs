@@ -56,7 +56,11 @@ pub(crate) fn known_steps() -> Vec<(i64, String, u64)> {
 pub(crate) fn migrate(client: &mut Client, url: &StoreUrl) -> Result<Capabilities> {
     let schema = url.schema();
     client
-        .batch_execute(&format!("SET lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'"))
+        // No `statement_timeout` of the URL here: a step may rewrite a large
+        // table, and a step cut short would only be run again at every open.
+        .batch_execute(&format!(
+            "SET lock_timeout = '{MIGRATION_LOCK_TIMEOUT}'; SET statement_timeout = 0"
+        ))
         .context("setting the migration lock timeout")?;
     client
         .execute(
@@ -92,7 +96,8 @@ fn migrate_locked(client: &mut Client, schema: &str) -> Result<Capabilities> {
             .batch_execute(&format!("CREATE SCHEMA IF NOT EXISTS \"{schema}\""))
             .context("creating the store's schema")?;
     }
-    if let Some(found) = applied_step(client, schema)?
+    let applied = applied_step(client, schema)?;
+    if let Some(found) = applied
         && found > known_step()
     {
         return Err(PgError::SchemaTooNew {
@@ -101,6 +106,36 @@ fn migrate_locked(client: &mut Client, schema: &str) -> Result<Capabilities> {
             known: known_step(),
         });
     }
+    // Steps to run on a store hosts may be writing to: they run alone,
+    // holding the store's writer lock exclusively (session-level: the
+    // runner commits each step itself), so no write is half-way through
+    // a table a step rewrites, and none starts until the steps are done.
+    let alone = applied.is_some_and(|found| found < known_step());
+    if alone {
+        client
+            .execute(
+                "SELECT pg_advisory_lock(hashtextextended('hermes-state write ' || $1, 0))",
+                &[&schema],
+            )
+            .context("waiting for the store's writes to finish before migrating")?;
+    }
+    let ran = run_steps(client);
+    if alone {
+        client
+            .execute(
+                "SELECT pg_advisory_unlock(hashtextextended('hermes-state write ' || $1, 0))",
+                &[&schema],
+            )
+            .context("releasing the store's writer lock after migrating")?;
+    }
+    ran?;
+    Ok(Capabilities {
+        trigram: ensure_trigram_index(client, schema),
+    })
+}
+
+/// Runs the steps this build has and the store lacks.
+fn run_steps(client: &mut Client) -> Result<()> {
     embedded::migrations::runner()
         .set_abort_divergent(true)
         .run(client)
@@ -113,9 +148,7 @@ fn migrate_locked(client: &mut Client, schema: &str) -> Result<Capabilities> {
             };
             PgError::migration(&step, &error)
         })?;
-    Ok(Capabilities {
-        trigram: ensure_trigram_index(client, schema),
-    })
+    Ok(())
 }
 
 /// Creates the partial trigram index when `pg_trgm` is (or can be)

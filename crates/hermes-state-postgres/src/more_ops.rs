@@ -19,13 +19,13 @@ use hermes_state_types::{Content, Session, stored};
 use postgres::Transaction;
 use serde_json::Value;
 
-use crate::PgStore;
 use crate::content;
 use crate::error::{Context, PgError, Result};
 use crate::prune::fold_ascii;
 use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
 use crate::rows::{SESSION_COLUMNS, select_list, session_from_row};
 use crate::session_updates::archive_lineages;
+use crate::{PgStore, WriteScope};
 
 const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = $1";
 
@@ -160,7 +160,7 @@ impl PgStore {
                 }
             }
         };
-        self.write(WHAT, |tx| {
+        self.write_in(WHAT, &WriteScope::session(session_id), |tx| {
             let changed = tx
                 .execute(
                     SET_LATEST_USER_API_CONTENT,
@@ -193,7 +193,7 @@ impl PgStore {
             return Ok(false);
         };
         let metadata = stored::encode_json_field(display_metadata);
-        self.write(WHAT, |tx| {
+        self.write_in(WHAT, &WriteScope::session(session_id), |tx| {
             let Some(row) = tx
                 .query_opt(LATEST_MATCHING, &[&session_id, &role, &content])
                 .context("finding the matching message")?
@@ -273,30 +273,34 @@ impl PgStore {
         if session_id.is_empty() || key.is_empty() {
             return Ok(());
         }
-        self.write("recording a gateway peer", |tx| {
-            tx.execute(
-                "UPDATE sessions SET session_key = $1, source = $2, user_id = $3, chat_id = $4,
+        self.write_in(
+            "recording a gateway peer",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute(
+                    "UPDATE sessions SET session_key = $1, source = $2, user_id = $3, chat_id = $4,
                    chat_type = $5, thread_id = $6,
                    display_name = CASE WHEN $7 THEN $8 ELSE display_name END,
                    origin_json = CASE WHEN $9 THEN $10 ELSE origin_json END
                  WHERE id = $11",
-                &[
-                    &key,
-                    &peer.source,
-                    &peer.user_id,
-                    &peer.chat_id,
-                    &peer.chat_type,
-                    &peer.thread_id,
-                    &display_name.is_some(),
-                    &display_name,
-                    &origin_json.is_some(),
-                    &origin_json,
-                    &session_id,
-                ],
-            )
-            .context("recording a gateway peer")?;
-            Ok(())
-        })
+                    &[
+                        &key,
+                        &peer.source,
+                        &peer.user_id,
+                        &peer.chat_id,
+                        &peer.chat_type,
+                        &peer.thread_id,
+                        &display_name.is_some(),
+                        &display_name,
+                        &origin_json.is_some(),
+                        &origin_json,
+                        &session_id,
+                    ],
+                )
+                .context("recording a gateway peer")?;
+                Ok(())
+            },
+        )
     }
 
     /// `api.md` §12.2: the newest live gateway session of a chat (and

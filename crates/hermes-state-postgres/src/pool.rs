@@ -1,15 +1,21 @@
 //! A small pool of client connections, each set up for one store's schema.
 //!
-//! Four idle connections are kept (the size the community's designs use);
-//! more are opened when more threads ask at once and closed when returned
-//! beyond that. A connection the server closed is never handed out again.
+//! Without `pool_size` in the URL, four idle connections are kept (the size
+//! the community's designs use); more are opened when more threads ask at
+//! once and closed when returned beyond that. With `pool_size=N`, at most N
+//! are open at once (idle and on loan) and N are kept: a thread that asks
+//! while all N are on loan waits for one to come back, up to
+//! [`WRITE_PATIENCE`], then gets [`PgError::PoolExhausted`] (kind `Busy`).
+//! A connection the server closed is never handed out again.
 
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Instant;
 
 use postgres::{Client, NoTls};
 
 use crate::error::{Context, PgError, Result};
 use crate::tls::SslMode;
+use crate::transaction::WRITE_PATIENCE;
 use crate::url::StoreUrl;
 
 /// Idle connections kept for reuse.
@@ -19,15 +25,32 @@ pub const MAX_IDLE: usize = 4;
 pub(crate) struct Pool {
     url: StoreUrl,
     read_only: bool,
-    idle: Mutex<Vec<Client>>,
+    /// `pool_size`: the most connections open at once, if limited.
+    limit: Option<usize>,
+    state: Mutex<State>,
+    /// Signalled whenever a connection comes back (or a slot is freed).
+    returned: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    idle: Vec<Client>,
+    /// Connections on loan, and slots taken by connections being opened.
+    loaned: usize,
 }
 
 impl Pool {
     pub(crate) fn new(url: StoreUrl, read_only: bool) -> Pool {
+        let limit = url
+            .settings()
+            .pool_size
+            .and_then(|n| usize::try_from(n).ok());
         Pool {
             url,
             read_only,
-            idle: Mutex::new(Vec::new()),
+            limit,
+            state: Mutex::new(State::default()),
+            returned: Condvar::new(),
         }
     }
 
@@ -35,43 +58,77 @@ impl Pool {
         &self.url
     }
 
-    /// A connection: an idle one that is still open, else a new one.
+    /// A connection: an idle one that is still open, else a new one —
+    /// once the pool has room for it (`pool_size`).
     pub(crate) fn get(&self) -> Result<Pooled<'_>> {
-        let reused = {
-            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-            std::iter::from_fn(|| idle.pop()).find(|client| !client.is_closed())
-        };
-        let client = match reused {
-            Some(client) => client,
-            None => connect(&self.url, self.read_only)?,
-        };
-        Ok(Pooled {
-            pool: self,
-            client: Some(client),
-        })
+        let started = Instant::now();
+        let mut state = self.state();
+        loop {
+            if let Some(client) =
+                std::iter::from_fn(|| state.idle.pop()).find(|client| !client.is_closed())
+            {
+                state.loaned += 1;
+                return Ok(Pooled {
+                    pool: self,
+                    client: Some(client),
+                });
+            }
+            if self.limit.is_none_or(|limit| state.loaned < limit) {
+                break;
+            }
+            let Some(left) = WRITE_PATIENCE.checked_sub(started.elapsed()) else {
+                return Err(PgError::PoolExhausted {
+                    size: state.loaned,
+                    waited: started.elapsed(),
+                });
+            };
+            state = self
+                .returned
+                .wait_timeout(state, left)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        // The slot is taken while connecting, outside the lock.
+        state.loaned += 1;
+        drop(state);
+        match connect(&self.url, self.read_only) {
+            Ok(client) => Ok(Pooled {
+                pool: self,
+                client: Some(client),
+            }),
+            Err(error) => {
+                self.state().loaned -= 1;
+                self.returned.notify_one();
+                Err(error)
+            }
+        }
     }
 
     /// Closes every idle connection: after one was found lost (e.g. the
     /// server restarted), the others opened before are suspect too.
     pub(crate) fn discard_idle(&self) {
-        self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.state().idle.clear();
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn put_back(&self, client: Client) {
-        if client.is_closed() {
-            return;
+        let mut state = self.state();
+        state.loaned -= 1;
+        if !client.is_closed() && state.idle.len() < self.limit.unwrap_or(MAX_IDLE) {
+            state.idle.push(client);
         }
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() < MAX_IDLE {
-            idle.push(client);
-        }
+        drop(state);
+        self.returned.notify_one();
     }
 }
 
 /// Opens one connection with the store's settings: TLS as `sslmode` says
 /// (`crate::tls`), `search_path` to the store's schema (then `pg_catalog`;
-/// extension objects are named with their schema), and read-only
-/// transactions for a read-only handle.
+/// extension objects are named with their schema), the URL's
+/// `statement_timeout`, and read-only transactions for a read-only handle.
 pub(crate) fn connect(url: &StoreUrl, read_only: bool) -> Result<Client> {
     let mut config = url.client_config();
     if config.get_application_name().is_none() {
@@ -89,6 +146,12 @@ pub(crate) fn connect(url: &StoreUrl, read_only: bool) -> Result<Client> {
     let mut client = connected.map_err(|source| PgError::Connect { sslmode, source })?;
     // The schema name was validated (`[a-z_][a-z0-9_]*`), so quoting it is enough.
     let mut setup = format!("SET search_path TO \"{}\", pg_catalog;", url.schema());
+    if let Some(timeout) = url.settings().statement_timeout {
+        setup.push_str(&format!(
+            "SET statement_timeout = '{}ms';",
+            timeout.as_millis()
+        ));
+    }
     if read_only {
         setup.push_str("SET default_transaction_read_only = on;");
     }

@@ -9,8 +9,8 @@
 use hermes_state_query::session_updates::{CompressionCooldown, active_cooldown};
 use postgres::types::ToSql;
 
-use crate::PgStore;
 use crate::error::{Context, Result};
+use crate::{PgStore, WriteScope};
 
 const SET_SYSTEM_PROMPT: &str = "UPDATE sessions SET system_prompt = $1 WHERE id = $2";
 const SET_MODEL: &str = "UPDATE sessions SET model = $1::text WHERE id = $2";
@@ -70,6 +70,7 @@ impl PgStore {
     pub fn update_system_prompt(&self, session_id: &str, system_prompt: &str) -> Result<()> {
         self.update_one(
             "updating the system prompt",
+            session_id,
             SET_SYSTEM_PROMPT,
             &[&system_prompt, &session_id],
         )
@@ -79,6 +80,7 @@ impl PgStore {
     pub fn update_session_model(&self, session_id: &str, model: Option<&str>) -> Result<()> {
         self.update_one(
             "updating the session model",
+            session_id,
             SET_MODEL,
             &[&model, &session_id],
         )
@@ -94,6 +96,7 @@ impl PgStore {
     ) -> Result<()> {
         self.update_one(
             "updating the session meta",
+            session_id,
             SET_META,
             &[&model_config_json, &model, &session_id],
         )
@@ -111,6 +114,7 @@ impl PgStore {
     ) -> Result<()> {
         self.update_one(
             "updating the billing route",
+            session_id,
             SET_BILLING_ROUTE,
             &[&provider, &base_url, &billing_mode, &session_id],
         )
@@ -132,6 +136,7 @@ impl PgStore {
         let (branch, root) = (trimmed(git_branch), trimmed(git_repo_root));
         self.update_one(
             "updating the session cwd",
+            session_id,
             SET_CWD,
             &[&cwd, &branch, &root, &session_id],
         )
@@ -145,6 +150,7 @@ impl PgStore {
         }
         self.update_one(
             "setting expiry_finalized",
+            session_id,
             SET_EXPIRY_FINALIZED,
             &[&i64::from(finalized), &session_id],
         )
@@ -175,6 +181,7 @@ impl PgStore {
         session_id: &str,
         on: bool,
     ) -> Result<bool> {
+        // The whole lineage: other sessions' rows and links, so alone.
         self.write(what, |tx| {
             set_lineage_flag_in(tx, what, flag, session_id, on)
         })
@@ -194,6 +201,7 @@ impl PgStore {
         }
         self.update_one(
             "recording a compression cooldown",
+            session_id,
             SET_COOLDOWN,
             &[&cooldown_until, &error, &session_id],
         )
@@ -230,6 +238,7 @@ impl PgStore {
         }
         self.update_one(
             "clearing a compression cooldown",
+            session_id,
             CLEAR_COOLDOWN,
             &[&session_id],
         )
@@ -249,6 +258,7 @@ impl PgStore {
     pub fn set_compression_fallback_streak(&self, session_id: &str, streak: i64) -> Result<()> {
         self.update_one(
             "setting a compression fallback streak",
+            session_id,
             SET_FALLBACK_STREAK,
             &[&streak.max(0), &session_id],
         )
@@ -268,6 +278,7 @@ impl PgStore {
     pub fn set_compression_ineffective_count(&self, session_id: &str, count: i64) -> Result<()> {
         self.update_one(
             "setting a compression ineffective count",
+            session_id,
             SET_INEFFECTIVE_COUNT,
             &[&count.max(0), &session_id],
         )
@@ -283,9 +294,16 @@ impl PgStore {
         })
     }
 
-    /// Runs one UPDATE of one session in its own write transaction.
-    fn update_one(&self, what: &str, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<()> {
-        self.write(what, |tx| {
+    /// Runs one UPDATE of one session in its own write transaction, under
+    /// the session's key.
+    fn update_one(
+        &self,
+        what: &str,
+        session_id: &str,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<()> {
+        self.write_in(what, &WriteScope::session(session_id), |tx| {
             tx.execute(sql, params).context(what)?;
             Ok(())
         })

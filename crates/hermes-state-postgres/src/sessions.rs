@@ -3,9 +3,9 @@
 use hermes_state_types::{NewSession, Session, stored};
 use postgres::error::SqlState;
 
-use crate::PgStore;
 use crate::error::{Context, PgError, Result};
 use crate::rows::{SESSION_COLUMNS, select_list, session_from_row};
+use crate::{PgStore, WriteScope};
 
 const UPSERT_SESSION: &str = "INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, thread_id, model, model_config, system_prompt, parent_session_id, cwd, profile_name, git_repo_root, started_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
@@ -46,7 +46,16 @@ impl PgStore {
     pub fn create_session(&self, session: &NewSession) -> Result<String> {
         let model_config = stored::encode_json_field(session.model_config.as_ref());
         let now = self.now();
-        self.write("creating a session", |tx| {
+        let scope = WriteScope::sessions(
+            std::iter::once(session.id.as_str()).chain(
+                session
+                    .parent_session_id
+                    .as_deref()
+                    .filter(|p| !p.is_empty()),
+            ),
+        );
+        // The parent's key too: the child copies several of its fields.
+        self.write_in("creating a session", &scope, |tx| {
             let parent = session
                 .parent_session_id
                 .as_deref()
@@ -88,7 +97,7 @@ impl PgStore {
     /// Ends a live session; the first end wins; unknown ids are ignored (`api.md` §2.2).
     pub fn end_session(&self, session_id: &str, end_reason: &str) -> Result<()> {
         let now = self.now();
-        self.write("ending a session", |tx| {
+        self.write_in("ending a session", &WriteScope::session(session_id), |tx| {
             tx.execute(
                 "UPDATE sessions SET ended_at = $1, end_reason = $2 WHERE id = $3 AND ended_at IS NULL",
                 &[&now, &end_reason, &session_id],
@@ -100,14 +109,18 @@ impl PgStore {
 
     /// Makes an ended session live again (`api.md` §2.3).
     pub fn reopen_session(&self, session_id: &str) -> Result<()> {
-        self.write("reopening a session", |tx| {
-            tx.execute(
-                "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = $1",
-                &[&session_id],
-            )
-            .context("reopening a session")?;
-            Ok(())
-        })
+        self.write_in(
+            "reopening a session",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute(
+                    "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = $1",
+                    &[&session_id],
+                )
+                .context("reopening a session")?;
+                Ok(())
+            },
+        )
     }
 
     /// One session, or `None` for an unknown id.

@@ -3,12 +3,29 @@
 use hermes_state_query::titles::sanitize_title;
 use postgres::Transaction;
 
-use crate::PgStore;
 use crate::error::{Context, PgError, Result};
+use crate::{PgStore, Subject, WriteScope};
 
-/// How far a title moves up a compression lineage before giving up (a
-/// damaged store may hold a cycle).
-const MAX_LINEAGE_STEPS: usize = 10_000;
+/// Whether `$2` is a compression ancestor of `$1`: reachable through
+/// parents that ended by compression. One statement, so the walk reads one
+/// snapshot of the links while other sessions' writes commit beside it;
+/// `UNION` stops on a cycle.
+const IS_COMPRESSION_ANCESTOR: &str = "WITH RECURSIVE up(id) AS (
+    SELECT $1::text COLLATE \"C\"
+    UNION
+    SELECT p.id FROM up JOIN sessions c ON c.id = up.id
+    JOIN sessions p ON p.id = c.parent_session_id
+    WHERE p.end_reason = 'compression'
+)
+SELECT EXISTS (SELECT 1 FROM up WHERE id = $2::text COLLATE \"C\" AND id <> $1::text COLLATE \"C\")";
+
+/// The keys a title change takes: the session's, and the title's, so two
+/// sessions asking for one title take turns and the second sees the first.
+fn title_scope<'a>(session_id: &'a str, title: Option<&'a str>) -> WriteScope<'a> {
+    let mut subjects = vec![Subject::Session(session_id)];
+    subjects.extend(title.map(Subject::Title));
+    WriteScope::Subjects(subjects)
+}
 
 impl PgStore {
     /// Sets (or with `None` clears) a session's title (`api.md` §6.2); the
@@ -17,7 +34,8 @@ impl PgStore {
     /// session it is refused ([`PgError::TitleInUse`]).
     pub fn set_session_title(&self, session_id: &str, title: Option<&str>) -> Result<bool> {
         let title = sanitize_title(title)?;
-        self.write("setting a title", |tx| {
+        let scope = title_scope(session_id, title.as_deref());
+        self.write_in("setting a title", &scope, |tx| {
             assign_title(tx, session_id, title.as_deref(), false)
         })
     }
@@ -31,7 +49,8 @@ impl PgStore {
         let Some(title) = sanitize_title(Some(title))? else {
             return Ok(false);
         };
-        self.write("setting a title", |tx| {
+        let scope = title_scope(session_id, Some(&title));
+        self.write_in("setting a title", &scope, |tx| {
             assign_title(tx, session_id, Some(&title), true)
         })
     }
@@ -92,8 +111,13 @@ fn assign_title(
                     holder,
                 });
             }
-            tx.execute("UPDATE sessions SET title = NULL WHERE id = $1", &[&holder])
-                .context("moving a title from a compression ancestor")?;
+            // Only while the ancestor still holds it: its own title change
+            // (under its key, not ours) may have committed since it was read.
+            tx.execute(
+                "UPDATE sessions SET title = NULL WHERE id = $1 AND title = $2",
+                &[&holder, &title],
+            )
+            .context("moving a title from a compression ancestor")?;
         }
     }
     let sql = if only_if_empty {
@@ -123,28 +147,8 @@ fn is_compression_ancestor(
     session_id: &str,
     ancestor_id: &str,
 ) -> Result<bool> {
-    let mut seen = vec![session_id.to_owned()];
-    let mut current = session_id.to_owned();
-    for _ in 0..MAX_LINEAGE_STEPS {
-        let parent = tx
-            .query_opt(
-                "SELECT p.id, p.end_reason FROM sessions c JOIN sessions p \
-                 ON p.id = c.parent_session_id WHERE c.id = $1",
-                &[&current],
-            )
-            .context("walking compression ancestors")?;
-        let Some(row) = parent else {
-            return Ok(false);
-        };
-        let (parent, end_reason): (String, Option<String>) = (row.get(0), row.get(1));
-        if end_reason.as_deref() != Some("compression") || seen.contains(&parent) {
-            return Ok(false);
-        }
-        if parent == ancestor_id {
-            return Ok(true);
-        }
-        seen.push(parent.clone());
-        current = parent;
-    }
-    Ok(false)
+    Ok(tx
+        .query_one(IS_COMPRESSION_ANCESTOR, &[&session_id, &ancestor_id])
+        .context("walking compression ancestors")?
+        .get(0))
 }

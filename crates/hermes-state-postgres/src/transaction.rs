@@ -1,10 +1,29 @@
 //! The one write path and the one read path of the backend.
 //!
-//! A write is one transaction that first takes the store's writer lock, a
-//! transaction-level advisory lock keyed on the schema: `BEGIN IMMEDIATE`'s
-//! contract (one writer per store, contention visible at the start), across
-//! every host. The lock wait is bounded by `lock_timeout`; a timeout
-//! (`55P03`), a serialization failure or a deadlock runs the whole
+//! A write is one transaction that first takes the locks its
+//! [`WriteScope`] names, in one statement, always in the same order: the
+//! store's writer lock (a transaction-level advisory lock keyed on the
+//! schema), then the keys of its subjects sorted by their text.
+//!
+//! - [`WriteScope::Store`] takes the writer lock **exclusively**: the write
+//!   runs alone, as under SQLite's `BEGIN IMMEDIATE`. Everything that reads
+//!   or changes several sessions (prune, import, the sweeps, deletes, the
+//!   lineage flags, moving a store) runs so.
+//! - [`WriteScope::Subjects`] takes the writer lock **shared**, then one
+//!   exclusive key per subject (a session, a title): writes of different
+//!   sessions commit side by side across hosts, writes of one session one
+//!   after another, and a whole-store write waits for them all (and they
+//!   for it). A subject-scoped write touches only rows its keys cover —
+//!   the session's row and messages, its usage and compression lock — or
+//!   runs single statements whose row locks are their serialization.
+//!
+//! Hosts of an older release take the writer lock exclusively for every
+//! write, which still excludes the shared holders: a mixed fleet stays
+//! correct, only slower.
+//!
+//! The lock wait is bounded by `lock_timeout`; a timeout (`55P03`), a
+//! serialization failure or a deadlock (`40P01`: keys are taken in one
+//! order, but row locks taken later may still cross) runs the whole
 //! operation again after the same jittered sleep as the SQLite backend, up
 //! to the same number of attempts. A connection lost before COMMIT was sent
 //! lost the transaction with it (the server rolls back), so the operation
@@ -17,6 +36,7 @@ use std::time::{Duration, Instant};
 use hermes_state_sqlite::retry;
 use hermes_state_types::ErrorKind;
 use postgres::Transaction;
+use postgres::types::{ToSql, Type};
 
 use crate::error::{Context, PgError, Result};
 use crate::pool::Pool;
@@ -24,17 +44,100 @@ use crate::pool::Pool;
 /// How long one write may wait for the store's writer lock, over all attempts.
 pub const WRITE_PATIENCE: Duration = Duration::from_secs(15);
 
-/// Runs `body` in one write transaction under the store's writer lock,
+/// What a write locks before it runs (module documentation).
+#[derive(Debug, Clone)]
+pub(crate) enum WriteScope<'a> {
+    /// The whole store: the writer lock, exclusively.
+    Store,
+    /// The writer lock shared, then one key per subject.
+    Subjects(Vec<Subject<'a>>),
+}
+
+impl<'a> WriteScope<'a> {
+    /// One session's rows.
+    pub(crate) fn session(id: &'a str) -> WriteScope<'a> {
+        WriteScope::Subjects(vec![Subject::Session(id)])
+    }
+
+    /// The rows of these sessions.
+    pub(crate) fn sessions(ids: impl IntoIterator<Item = &'a str>) -> WriteScope<'a> {
+        WriteScope::Subjects(ids.into_iter().map(Subject::Session).collect())
+    }
+
+    /// Single statements on rows no other write reads: the writer lock
+    /// shared and no key (row locks order them).
+    pub(crate) fn rows() -> WriteScope<'a> {
+        WriteScope::Subjects(Vec::new())
+    }
+
+    /// The advisory keys' texts, in the order they are taken: the writer
+    /// lock's first, then the subjects' sorted and without repeats.
+    fn keys(&self, schema: &str) -> (bool, Vec<String>) {
+        let store = format!("hermes-state write {schema}");
+        match self {
+            WriteScope::Store => (true, vec![store]),
+            WriteScope::Subjects(subjects) => {
+                let mut keys: Vec<String> = subjects.iter().map(|s| s.key(schema)).collect();
+                keys.sort_unstable();
+                keys.dedup();
+                keys.insert(0, store);
+                (false, keys)
+            }
+        }
+    }
+}
+
+/// A thing a subject-scoped write serializes on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Subject<'a> {
+    /// A session (by id): its row, messages, usage rows, compression lock.
+    Session(&'a str),
+    /// A title (normalised): who may take it.
+    Title(&'a str),
+}
+
+impl Subject<'_> {
+    /// The key's text; the schema has no space (validated), so the text
+    /// after it is the subject's own.
+    fn key(&self, schema: &str) -> String {
+        match self {
+            Subject::Session(id) => format!("hermes-state session {schema} {id}"),
+            Subject::Title(title) => format!("hermes-state title {schema} {title}"),
+        }
+    }
+}
+
+/// The one statement that sets the lock wait and takes the locks of a
+/// scope: `$1` is the `lock_timeout`, `$2` the writer lock's key text and
+/// `$3…` the subjects' keys. A target list is evaluated left to right, so
+/// the timeout is set before any wait and the keys are taken in order.
+fn lock_statement(exclusive: bool, keys: usize) -> String {
+    let mut sql = String::from("SELECT set_config('lock_timeout', $1, true), ");
+    sql.push_str(if exclusive {
+        "pg_advisory_xact_lock(hashtextextended($2, 0))"
+    } else {
+        "pg_advisory_xact_lock_shared(hashtextextended($2, 0))"
+    });
+    for n in 3..keys + 2 {
+        sql.push_str(&format!(
+            ", pg_advisory_xact_lock(hashtextextended(${n}, 0))"
+        ));
+    }
+    sql
+}
+
+/// Runs `body` in one write transaction under the locks of `scope`,
 /// with the retry policy described in the module documentation.
 pub(crate) fn write<T>(
     pool: &Pool,
     what: &str,
+    scope: &WriteScope<'_>,
     mut body: impl FnMut(&mut Transaction<'_>) -> Result<T>,
 ) -> Result<T> {
     let started = Instant::now();
     let mut attempt = 1;
     loop {
-        match write_once(pool, what, started, &mut body) {
+        match write_once(pool, what, scope, started, &mut body) {
             Err(error)
                 if matches!(error.kind(), ErrorKind::Busy | ErrorKind::Unavailable)
                     && attempt < retry::MAX_ATTEMPTS
@@ -54,6 +157,7 @@ pub(crate) fn write<T>(
 fn write_once<T>(
     pool: &Pool,
     what: &str,
+    scope: &WriteScope<'_>,
     started: Instant,
     body: &mut impl FnMut(&mut Transaction<'_>) -> Result<T>,
 ) -> Result<T> {
@@ -63,16 +167,16 @@ fn write_once<T>(
         .saturating_sub(started.elapsed())
         .as_millis()
         .max(1);
-    tx.execute(
-        "SELECT set_config('lock_timeout', $1, true)",
-        &[&format!("{patience}ms")],
-    )
-    .context(what)?;
-    tx.execute(
-        "SELECT pg_advisory_xact_lock(hashtextextended('hermes-state write ' || $1, 0))",
-        &[&pool.url().schema()],
-    )
-    .context("waiting for the store's writer lock")?;
+    let (exclusive, keys) = scope.keys(pool.url().schema());
+    let timeout = format!("{patience}ms");
+    // Typed: one round trip, no statement prepared first (every write
+    // runs this).
+    let params: Vec<(&(dyn ToSql + Sync), Type)> = std::iter::once(&timeout)
+        .chain(&keys)
+        .map(|text| (text as &(dyn ToSql + Sync), Type::TEXT))
+        .collect();
+    tx.execute_typed(&lock_statement(exclusive, keys.len()), &params)
+        .context("waiting for the store's writer lock")?;
     let value = body(&mut tx)?;
     tx.commit().map_err(|source| {
         // A lost connection — no answer, or the server going away

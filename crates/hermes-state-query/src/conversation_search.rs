@@ -1,4 +1,5 @@
-//! Search by conversation: the hits of [`search_messages`] collapsed by
+//! Search by conversation: the hits of
+//! [`search_messages`](crate::search::search_messages) collapsed by
 //! compression lineage, so a long conversation that context compression split
 //! into segments shows once.
 //!
@@ -7,15 +8,29 @@
 //! parent is taken only when the session is a compression continuation: its
 //! parent ended with `compression`, and the session is neither a branch (a
 //! `$._branched_from` marker) nor a delegate (`$._delegate_from`) nor a
-//! `source = 'tool'` session — the children [`get_compression_tip`] never
+//! `source = 'tool'` session — the children
+//! [`get_compression_tip`](crate::lookups::get_compression_tip) never
 //! follows. So branch children, delegates and the children of sessions that
 //! ended otherwise are conversations of their own. The walk is bounded by
-//! [`MAX_LINEAGE_STEPS`] and stops at the first repeated id.
+//! [`MAX_LINEAGE_STEPS`](crate::sessions::MAX_LINEAGE_STEPS) and stops at the
+//! first repeated id.
 //!
 //! The hits are read page by page in the search's own order, so the first
 //! hit seen of a conversation is its best one (best rank, or newest/oldest as
 //! the sort says), and conversations come out in the order of their best
 //! hits.
+//!
+//! Reading the pages themselves costs each page the whole ranking again and
+//! every hit its row, snippet and context, though only the best hits of one
+//! page of conversations are shown. So when the store can list every hit of
+//! the search in its order as keys (id, session, time) and show that each
+//! page holding a hit is that list's slice at its offset
+//! ([`ConversationSource::hit_keys`]; for SQLite [`search_keys`]), the pages
+//! are cut from the list, and only the shown conversations' best hits are
+//! read in full ([`ConversationSource::hits_by_id`]). A page past the list's
+//! end is still read from the search (route A's zero-hit fallback answers
+//! there) unless the store proves it empty, and the answer is the pages' in
+//! every case ([`group_conversations_by_pages`] reads the pages only).
 //!
 //! A [`ConversationScope`] narrows which hits count — to some sessions (one
 //! lineage, say) and to a time window — before they are grouped, so the
@@ -25,17 +40,19 @@
 //! the search, one step up a chain, a tip, a title): this crate's SQLite
 //! reads are one, the PostgreSQL backend's reads another.
 
-use std::collections::{HashMap, HashSet};
+mod grouping;
+mod sqlite;
 
-use rusqlite::{Connection, OptionalExtension};
+use std::collections::HashSet;
+
+use rusqlite::Connection;
 use serde::Serialize;
 
-use crate::error::{QueryContext, QueryError};
-use crate::lookups::{get_compression_tip, marker};
-use crate::search::{FtsCapabilities, SearchHit, SearchOptions, search_messages};
-use crate::sessions::MAX_LINEAGE_STEPS;
-use crate::titles::get_session_title;
-use crate::values::text;
+use crate::error::QueryError;
+use crate::search::{FtsCapabilities, SearchHit, SearchOptions, in_read_snapshot};
+pub use crate::search::{HitKey, search_keys};
+pub use grouping::{group_conversations, group_conversations_by_pages};
+use sqlite::SqliteSource;
 
 /// How many hits one page of the underlying search reads.
 pub const PAGE_HITS: u32 = 200;
@@ -81,21 +98,19 @@ pub struct ConversationScope {
 }
 
 impl ConversationScope {
-    /// Whether a hit is in scope.
-    fn takes(&self, hit: &SearchHit) -> bool {
-        let t = hit.timestamp;
+    /// Whether a hit (its session and time) is in scope.
+    fn takes(&self, session_id: &str, t: f64) -> bool {
         self.since.is_none_or(|since| t >= since)
             && self.until.is_none_or(|until| t < until)
             && self
                 .sessions
                 .as_ref()
-                .is_none_or(|ids| ids.contains(&hit.session_id))
+                .is_none_or(|ids| ids.contains(session_id))
     }
 
     /// Whether no later hit of a search in time order (`newest`/`oldest`)
-    /// can be in the window: reading can stop.
-    fn is_past(&self, hit: &SearchHit, sort: Option<&str>) -> bool {
-        let t = hit.timestamp;
+    /// than one at time `t` can be in the window: reading can stop.
+    fn is_past(&self, t: f64, sort: Option<&str>) -> bool {
         match sort {
             Some("newest") => self.since.is_some_and(|since| t < since),
             Some("oldest") => self.until.is_some_and(|until| t >= until),
@@ -104,23 +119,13 @@ impl ConversationScope {
     }
 }
 
-/// The parent of a session when the session is its compression continuation.
-fn continued_from_sql() -> String {
-    format!(
-        "SELECT p.id FROM sessions c JOIN sessions p ON p.id = c.parent_session_id
-         WHERE c.id = ?1 AND p.end_reason = 'compression'
-           AND {branched} IS NULL AND {delegate} IS NULL
-           AND COALESCE(c.source, '') != 'tool'",
-        branched = marker("c", "_branched_from"),
-        delegate = marker("c", "_delegate_from"),
-    )
-}
-
 /// What grouping hits by conversation asks of a store: a page of its
 /// search, one step up a compression chain, a chain's tip and a session's
-/// title. The SQLite reads of this crate implement it; another backend
-/// implements it over its own connection (the PostgreSQL backend does), so
-/// the grouping rules of this module are written once.
+/// title; and, when it can give them, every hit of the search as keys and
+/// the full hits of some of them. The SQLite reads of this crate implement
+/// it; another backend implements it over its own connection (the
+/// PostgreSQL backend does), so the grouping rules of this module are
+/// written once.
 pub trait ConversationSource {
     /// The store's error.
     type Error;
@@ -130,52 +135,59 @@ pub trait ConversationSource {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<SearchHit>, Self::Error>;
+    /// The hits of the search (the filters and sort of `options`; its
+    /// `limit` and `offset` ignored) as keys, in the search's order, the
+    /// first `at_most` of them (all with `None`) — when the store can show
+    /// that every page of [`Self::search_page`] that holds a hit is the
+    /// whole list's slice at the page's offset. `None` when it cannot, and
+    /// the grouping reads the pages. The default declines.
+    fn hit_keys(
+        &mut self,
+        query: &str,
+        options: &SearchOptions,
+        at_most: Option<usize>,
+    ) -> Result<Option<Vec<HitKey>>, Self::Error> {
+        let _ = (query, options, at_most);
+        Ok(None)
+    }
+    /// The full hits of `ids` (some of the last list [`Self::hit_keys`]
+    /// gave), as [`Self::search_page`] gives them, in the order of `ids`;
+    /// an id not found is left out (the grouping then reads the pages).
+    /// The default finds none.
+    fn hits_by_id(&mut self, ids: &[i64]) -> Result<Vec<SearchHit>, Self::Error> {
+        let _ = ids;
+        Ok(Vec::new())
+    }
     /// The parent of `session_id` when the session is its compression
     /// continuation (the module documentation says when), else `None`.
     fn continued_from(&mut self, session_id: &str) -> Result<Option<String>, Self::Error>;
+    /// [`Self::continued_from`] of each of `session_ids`, in their order.
+    /// The default asks one by one; a store answers many at once.
+    fn continued_from_each(
+        &mut self,
+        session_ids: &[String],
+    ) -> Result<Vec<Option<String>>, Self::Error> {
+        session_ids
+            .iter()
+            .map(|id| self.continued_from(id))
+            .collect()
+    }
+    /// Every session with a parent (`parent_session_id` set) when there are
+    /// at most `at_most` of them: only these can continue one, so
+    /// [`Self::continued_from`] is not asked about the others once more
+    /// sessions are to be walked than the store has children. `None` when
+    /// there are more, or the store does not list them (the default).
+    fn sessions_with_parent(
+        &mut self,
+        at_most: usize,
+    ) -> Result<Option<HashSet<String>>, Self::Error> {
+        let _ = at_most;
+        Ok(None)
+    }
     /// The compression tip of a session (`api.md` §9.2).
     fn compression_tip(&mut self, session_id: &str) -> Result<String, Self::Error>;
     /// A session's title; `None` for an untitled or unknown session.
     fn session_title(&mut self, session_id: &str) -> Result<Option<String>, Self::Error>;
-}
-
-/// The SQLite store as a [`ConversationSource`].
-struct SqliteSource<'c> {
-    conn: &'c Connection,
-    caps: FtsCapabilities,
-    continued_from: String,
-}
-
-impl ConversationSource for SqliteSource<'_> {
-    type Error = QueryError;
-
-    fn search_page(
-        &mut self,
-        query: &str,
-        options: &SearchOptions,
-    ) -> Result<Vec<SearchHit>, QueryError> {
-        search_messages(self.conn, query, options, self.caps)
-    }
-
-    fn continued_from(&mut self, session_id: &str) -> Result<Option<String>, QueryError> {
-        const WHAT: &str = "walking a compression chain";
-        self.conn
-            .prepare_cached(&self.continued_from)
-            .context(WHAT)?
-            .query_row([session_id], |row| Ok(text(row.get_ref(0)?)))
-            .optional()
-            .context(WHAT)
-            .map(Option::flatten)
-            .map_err(Into::into)
-    }
-
-    fn compression_tip(&mut self, session_id: &str) -> Result<String, QueryError> {
-        get_compression_tip(self.conn, session_id)
-    }
-
-    fn session_title(&mut self, session_id: &str) -> Result<Option<String>, QueryError> {
-        get_session_title(self.conn, session_id)
-    }
 }
 
 /// Searches the messages (`api.md` §8, with every filter and the sort of
@@ -191,7 +203,8 @@ pub fn search_conversations(
 }
 
 /// [`search_conversations`] over the hits `scope` takes only; the reading
-/// bound ([`MAX_HITS_READ`]) counts every hit read, in scope or not.
+/// bound ([`MAX_HITS_READ`]) counts every hit read, in scope or not. Every
+/// read runs in one read transaction.
 pub fn search_conversations_in(
     conn: &Connection,
     query: &str,
@@ -199,179 +212,24 @@ pub fn search_conversations_in(
     scope: &ConversationScope,
     caps: FtsCapabilities,
 ) -> Result<Vec<ConversationHit>, QueryError> {
-    let mut source = SqliteSource {
-        conn,
-        caps,
-        continued_from: continued_from_sql(),
-    };
-    group_conversations(&mut source, query, options, scope)
+    let mut source = SqliteSource::new(conn, caps);
+    in_read_snapshot(conn, || {
+        group_conversations(&mut source, query, options, scope)
+    })
 }
 
-/// The search by conversation over any [`ConversationSource`]: the hits
-/// `scope` takes, read page by page in the search's order and collapsed by
-/// conversation; `options.limit` and `options.offset` count conversations.
-/// The reading bound ([`MAX_HITS_READ`]) counts every hit read, in scope or
-/// not.
-pub fn group_conversations<S: ConversationSource>(
-    source: &mut S,
+/// [`search_conversations_in`] reading the search's pages only
+/// ([`group_conversations_by_pages`]): the same answer, slower. The
+/// reference the keyed reading is checked against.
+pub fn search_conversations_by_pages(
+    conn: &Connection,
     query: &str,
     options: &SearchOptions,
     scope: &ConversationScope,
-) -> Result<Vec<ConversationHit>, S::Error> {
-    let wanted = options.offset as usize + options.limit as usize;
-    let mut grouping = Grouping::default();
-    let mut page = SearchOptions {
-        limit: PAGE_HITS,
-        offset: 0,
-        ..options.clone()
-    };
-    let mut read = 0usize;
-    loop {
-        let hits = source.search_page(query, &page)?;
-        let count = hits.len();
-        let mut past = false;
-        for hit in hits {
-            if scope.is_past(&hit, options.sort.as_deref()) {
-                past = true;
-                break;
-            }
-            if scope.takes(&hit) {
-                grouping.add(source, hit)?;
-            }
-        }
-        read += count;
-        let filled = grouping.conversations.len() >= wanted;
-        if past || count < PAGE_HITS as usize || (filled && read >= MAX_HITS_READ) {
-            break;
-        }
-        let Some(next) = page.offset.checked_add(PAGE_HITS) else {
-            break;
-        };
-        page.offset = next;
-    }
-    grouping.finish(source, options.offset as usize, options.limit as usize)
-}
-
-/// The conversations met so far, in the order of their best hits.
-#[derive(Default)]
-struct Grouping {
-    /// Each session met: its conversation's root and its depth in the chain.
-    roots: HashMap<String, (String, usize)>,
-    /// Message ids already counted (pages may overlap if the store changes).
-    seen: HashSet<i64>,
-    index: HashMap<String, usize>,
-    conversations: Vec<Building>,
-}
-
-struct Building {
-    root: String,
-    best: SearchHit,
-    hits: usize,
-    sessions: Vec<(usize, String)>,
-    first: f64,
-    last: f64,
-}
-
-impl Grouping {
-    fn add<S: ConversationSource>(
-        &mut self,
-        source: &mut S,
-        hit: SearchHit,
-    ) -> Result<(), S::Error> {
-        if !self.seen.insert(hit.id) {
-            return Ok(());
-        }
-        let (root, depth) = self.root_of(source, &hit.session_id)?;
-        let at = hit.timestamp;
-        match self.index.get(&root) {
-            Some(&i) => {
-                let conversation = &mut self.conversations[i];
-                conversation.hits += 1;
-                conversation.first = conversation.first.min(at);
-                conversation.last = conversation.last.max(at);
-                if !conversation
-                    .sessions
-                    .iter()
-                    .any(|(_, id)| *id == hit.session_id)
-                {
-                    conversation.sessions.push((depth, hit.session_id));
-                }
-            }
-            None => {
-                self.index.insert(root.clone(), self.conversations.len());
-                self.conversations.push(Building {
-                    root,
-                    sessions: vec![(depth, hit.session_id.clone())],
-                    best: hit,
-                    hits: 1,
-                    first: at,
-                    last: at,
-                });
-            }
-        }
-        Ok(())
-    }
-
-    /// The conversation root of a session and the session's depth below it.
-    fn root_of<S: ConversationSource>(
-        &mut self,
-        source: &mut S,
-        session_id: &str,
-    ) -> Result<(String, usize), S::Error> {
-        if let Some(found) = self.roots.get(session_id) {
-            return Ok(found.clone());
-        }
-        let mut chain = vec![session_id.to_owned()];
-        let mut seen: HashSet<String> = HashSet::from([session_id.to_owned()]);
-        for _ in 0..MAX_LINEAGE_STEPS {
-            let current = chain.last().map(String::as_str).unwrap_or(session_id);
-            let Some(parent) = source.continued_from(current)? else {
-                break;
-            };
-            if !seen.insert(parent.clone()) {
-                break;
-            }
-            chain.push(parent);
-        }
-        let root = chain
-            .last()
-            .cloned()
-            .unwrap_or_else(|| session_id.to_owned());
-        let depth = chain.len() - 1;
-        self.roots
-            .insert(session_id.to_owned(), (root.clone(), depth));
-        Ok((root, depth))
-    }
-
-    /// The page `offset..offset + limit` of the conversations, titled.
-    fn finish<S: ConversationSource>(
-        self,
-        source: &mut S,
-        offset: usize,
-        limit: usize,
-    ) -> Result<Vec<ConversationHit>, S::Error> {
-        self.conversations
-            .into_iter()
-            .skip(offset)
-            .take(limit)
-            .map(|mut c| {
-                let tip = source.compression_tip(&c.root)?;
-                let title = match source.session_title(&tip)? {
-                    Some(title) => Some(title),
-                    None if tip != c.root => source.session_title(&c.root)?,
-                    None => None,
-                };
-                c.sessions.sort();
-                Ok(ConversationHit {
-                    root_session_id: c.root,
-                    title,
-                    best: c.best,
-                    hits: c.hits,
-                    session_ids: c.sessions.into_iter().map(|(_, id)| id).collect(),
-                    first_timestamp: c.first,
-                    last_timestamp: c.last,
-                })
-            })
-            .collect()
-    }
+    caps: FtsCapabilities,
+) -> Result<Vec<ConversationHit>, QueryError> {
+    let mut source = SqliteSource::new(conn, caps);
+    in_read_snapshot(conn, || {
+        group_conversations_by_pages(&mut source, query, options, scope)
+    })
 }

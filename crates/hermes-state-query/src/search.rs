@@ -33,6 +33,7 @@
 
 mod by_time;
 mod context;
+mod keys;
 mod objects;
 mod preview;
 mod problem;
@@ -52,6 +53,7 @@ use crate::sanitize::sanitize_fts5_query;
 use crate::titles::escape_like;
 use crate::values::{real, text};
 use hermes_state_sqlite::names;
+pub use keys::{HitKey, KeyedHits, hits_by_id, search_keys};
 pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
 use preview::stored_preview;
 pub use problem::{QueryProblem, query_problem};
@@ -316,18 +318,8 @@ impl Search<'_> {
     fn cjk_query(&self, q: &str, wants_unindexed: bool) -> Result<Vec<Row>, QueryError> {
         let raw = strip_quotes(q);
         let tokens = python_split(raw);
-        let cjk_count = raw.chars().filter(|c| is_router_cjk(*c)).count();
-        let short = tokens.iter().filter(|t| !is_operator(t)).any(|t| {
-            t.chars().any(is_router_cjk) && t.chars().filter(|c| is_router_cjk(*c)).count() < 3
-        });
-        if self.caps.cjk_serving && !wants_unindexed && !has_lone_cjk_char(raw) {
-            match self.fts(names::FTS_CJK, &quoted_terms(&tokens)) {
-                Ok(rows) => return Ok(rows),
-                Err(failure) => self.leg_failed(failure)?,
-            }
-        }
-        if cjk_count >= 3 && !short && self.caps.trigram && !wants_unindexed {
-            match self.fts(names::FTS_TRIGRAM, &quoted_terms(&tokens)) {
+        for table in self.cjk_legs(raw, &tokens, wants_unindexed) {
+            match self.fts(table, &quoted_terms(&tokens)) {
                 Ok(rows) => return Ok(rows),
                 Err(failure) => self.leg_failed(failure)?,
             }
@@ -337,31 +329,61 @@ impl Search<'_> {
         self.like(&terms)
     }
 
+    /// The indexes route B tries, in order, before its LIKE scan (`raw`:
+    /// the query without surrounding quotes, `tokens`: its words): the CJK
+    /// index unless a CJK character stands alone, then the trigram index
+    /// when every CJK term has at least 3 characters. A leg that answers
+    /// (even with no row) is the route's answer; one that fails sends the
+    /// search to the next ([`Search::leg_failed`]).
+    fn cjk_legs(&self, raw: &str, tokens: &[&str], wants_unindexed: bool) -> Vec<&'static str> {
+        let cjk_count = raw.chars().filter(|c| is_router_cjk(*c)).count();
+        let short = tokens.iter().filter(|t| !is_operator(t)).any(|t| {
+            t.chars().any(is_router_cjk) && t.chars().filter(|c| is_router_cjk(*c)).count() < 3
+        });
+        let mut legs = Vec::new();
+        if self.caps.cjk_serving && !wants_unindexed && !has_lone_cjk_char(raw) {
+            legs.push(names::FTS_CJK);
+        }
+        if cjk_count >= 3 && !short && self.caps.trigram && !wants_unindexed {
+            legs.push(names::FTS_TRIGRAM);
+        }
+        legs
+    }
+
     /// The zero-hit fallback of route A: substring search on the CJK index,
     /// then on the trigram index when every term has at least 3 characters.
     /// A leg that fails (see [`Search::leg_failed`]) finds nothing and the
     /// next leg runs; the original lets a CJK snippet decoding error escape
     /// here, which this port treats like the other legs.
     fn zero_hit_fallback(&self, q: &str) -> Result<Vec<Row>, QueryError> {
-        let fallback = strip_quotes(q);
-        let tokens = python_split(fallback);
-        let match_text = quoted_terms(&tokens);
-        if self.caps.cjk_serving && self.may_match(names::FTS_CJK, &match_text) {
-            match self.fts(names::FTS_CJK, &match_text) {
+        let (legs, match_text) = self.fallback_legs(q);
+        for table in legs {
+            match self.fts(table, &match_text) {
                 Ok(rows) if !rows.is_empty() => return Ok(rows),
                 Ok(_) => {}
                 Err(failure) => self.leg_failed(failure)?,
             }
         }
+        Ok(Vec::new())
+    }
+
+    /// The legs of [`Search::zero_hit_fallback`] in order, and their MATCH
+    /// text: the CJK index when it serves and holds a match, the trigram
+    /// index when every term has at least 3 characters.
+    fn fallback_legs(&self, q: &str) -> (Vec<&'static str>, String) {
+        let fallback = strip_quotes(q);
+        let tokens = python_split(fallback);
+        let match_text = quoted_terms(&tokens);
+        let mut legs = Vec::new();
+        if self.caps.cjk_serving && self.may_match(names::FTS_CJK, &match_text) {
+            legs.push(names::FTS_CJK);
+        }
         let terms: Vec<&&str> = tokens.iter().filter(|t| !is_operator(t)).collect();
         let long_enough = !terms.is_empty() && terms.iter().all(|t| t.chars().count() >= 3);
         if self.caps.trigram && long_enough {
-            match self.fts(names::FTS_TRIGRAM, &match_text) {
-                Ok(rows) => return Ok(rows),
-                Err(failure) => self.leg_failed(failure)?,
-            }
+            legs.push(names::FTS_TRIGRAM);
         }
-        Ok(Vec::new())
+        (legs, match_text)
     }
 
     /// False when `table` holds no row at all for `match_text`, so a leg of
@@ -415,23 +437,28 @@ impl Search<'_> {
             .map_err(Failure::error)
     }
 
-    /// A MATCH query on one FTS table, with the shared filters and ordering.
-    fn fts(&self, table: &str, match_text: &str) -> Result<Vec<Row>, Failure> {
-        let mut params = vec![SqlValue::Text(match_text.to_owned())];
-        let filters = self.filters(&mut params);
-        let order = match self
+    /// `DESC` (newest first) or `ASC` (oldest first) when the options sort
+    /// an FTS route by time; `None` for relevance order.
+    fn time_direction(&self) -> Option<&'static str> {
+        match self
             .options
             .sort
             .as_deref()
             .map(|s| s.trim().to_lowercase())
             .as_deref()
         {
-            Some("newest") => "DESC",
-            Some("oldest") => "ASC",
-            _ => "",
-        };
-        if !order.is_empty() {
-            return self.fts_by_time(table, params, &filters, order);
+            Some("newest") => Some("DESC"),
+            Some("oldest") => Some("ASC"),
+            _ => None,
+        }
+    }
+
+    /// A MATCH query on one FTS table, with the shared filters and ordering.
+    fn fts(&self, table: &str, match_text: &str) -> Result<Vec<Row>, Failure> {
+        let mut params = vec![SqlValue::Text(match_text.to_owned())];
+        let filters = self.filters(&mut params);
+        if let Some(direction) = self.time_direction() {
+            return self.fts_by_time(table, params, &filters, direction);
         }
         let sql = format!(
             "SELECT {columns} FROM {tables}
@@ -484,26 +511,12 @@ impl Search<'_> {
         if rows.len() >= limit {
             return Ok(());
         }
-        let marker = |key: &str| -> Result<Option<i64>, QueryError> {
-            // Cached: read by every search that finds fewer than `limit`.
-            match self
-                .conn
-                .prepare_cached("SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = ?1")
-                .and_then(|mut stmt| stmt.query_row([key], |r| r.get::<_, Option<i64>>(0)))
-                .optional()
-            {
-                Ok(value) => Ok(value.flatten()),
-                // No `state_meta` at all (v1–v7 without compatibility views).
-                Err(e) if crate::error::is_sql_error(&e) => Ok(None),
-                Err(e) => Err(e)
-                    .context("reading the FTS rebuild markers")
-                    .map_err(Into::into),
-            }
-        };
-        let Some(high_water) = marker(names::REBUILD_HIGH_WATER_KEY)? else {
+        let Some(high_water) = self.rebuild_marker(names::REBUILD_HIGH_WATER_KEY)? else {
             return Ok(());
         };
-        let progress = marker(names::REBUILD_PROGRESS_KEY)?.unwrap_or(0);
+        let progress = self
+            .rebuild_marker(names::REBUILD_PROGRESS_KEY)?
+            .unwrap_or(0);
         let terms = supplement_terms(q);
         if terms.is_empty() {
             return Ok(());
@@ -537,6 +550,25 @@ impl Search<'_> {
             .map_err(Failure::error)?;
         rows.extend(extra.into_iter().filter(|r| !found.contains(&r.hit.id)));
         Ok(())
+    }
+
+    /// A marker of a deferred FTS rebuild (`api.md` §8.7) as an integer;
+    /// `None` when absent.
+    fn rebuild_marker(&self, key: &str) -> Result<Option<i64>, QueryError> {
+        // Cached: read by every search that finds fewer than `limit`.
+        match self
+            .conn
+            .prepare_cached("SELECT CAST(value AS INTEGER) FROM state_meta WHERE key = ?1")
+            .and_then(|mut stmt| stmt.query_row([key], |r| r.get::<_, Option<i64>>(0)))
+            .optional()
+        {
+            Ok(value) => Ok(value.flatten()),
+            // No `state_meta` at all (v1–v7 without compatibility views).
+            Err(e) if crate::error::is_sql_error(&e) => Ok(None),
+            Err(e) => Err(e)
+                .context("reading the FTS rebuild markers")
+                .map_err(Into::into),
+        }
     }
 
     /// Visibility and the source/role filters, as ` AND …` clauses.

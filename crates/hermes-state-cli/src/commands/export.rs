@@ -88,6 +88,11 @@ pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
 
 /// What `export` refuses before any store is opened.
 pub fn check_export_args(args: &ExportArgs) -> CliResult {
+    if args.lineage && args.format == ExportFormat::Json {
+        return Err(CliError::usage(
+            "--lineage exports with --format markdown (one document per segment) or jsonl (one session per line)",
+        ));
+    }
     if args.format == ExportFormat::Markdown && args.session.is_none() {
         return Err(CliError::usage(
             "export: --format markdown writes one conversation; name it with --session ID",
@@ -193,6 +198,14 @@ fn window_ids(
     store: &dyn SessionStore,
     args: &ExportArgs,
 ) -> CliResult<Option<Vec<String>>> {
+    if args.lineage
+        && let Some(id) = &args.session
+    {
+        let chain = store
+            .get_compression_lineage(id)
+            .map_err(|e| ctx.fail(&e))?;
+        return Ok(Some(chain));
+    }
     if !args.window.is_set() {
         return Ok(args.session.clone().map(|id| vec![id]));
     }

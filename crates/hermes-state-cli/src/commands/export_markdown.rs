@@ -1,5 +1,7 @@
-//! `export --format markdown --session ID`: one conversation, its active
-//! messages, as the Markdown of [`crate::render::markdown`].
+//! `export --format markdown --session ID [--lineage]`: one conversation,
+//! its active messages, as the Markdown of [`crate::render::markdown`]; with
+//! `--lineage` every segment of its compression chain, root to tip, one
+//! after another under a rule.
 
 use std::io::Write;
 
@@ -26,6 +28,31 @@ pub fn export(
     let Some(id) = &args.session else {
         return Ok((0, 0));
     };
+    let ids = if args.lineage {
+        store
+            .get_compression_lineage(id)
+            .map_err(|e| ctx.fail(&e))?
+    } else {
+        vec![id.clone()]
+    };
+    let (mut sessions, mut messages) = (0, 0);
+    for (index, segment) in ids.iter().enumerate() {
+        if index > 0 {
+            writer.write_all(b"\n---\n\n")?;
+        }
+        messages += export_session(ctx, store, segment, writer)?;
+        sessions += 1;
+    }
+    Ok((sessions, messages))
+}
+
+/// One session's document; the messages written.
+fn export_session(
+    ctx: &Context,
+    store: &dyn SessionStore,
+    id: &str,
+    writer: &mut dyn Write,
+) -> CliResult<u64> {
     let Some(session) = store.get_session(id).map_err(|e| ctx.fail(&e))? else {
         return Err(ctx.unknown_session(id));
     };
@@ -62,5 +89,5 @@ pub fn export(
     if let Some(doc) = document.into_inner() {
         doc.finish()?;
     }
-    Ok((1, messages))
+    Ok(messages)
 }

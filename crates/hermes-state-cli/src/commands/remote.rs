@@ -17,7 +17,6 @@ use crate::cli::{Cli, Command, MessagesCommand, MigrateToArgs, SessionsCommand, 
 use crate::commands::{command_name, listing, messages, search, to_json};
 use crate::error::{CliError, CliResult};
 use crate::output::Output;
-use crate::render::conversation::{self, Folding};
 #[cfg(feature = "postgres")]
 use crate::store::Access;
 use crate::store::Context;
@@ -64,29 +63,7 @@ pub fn run(mut cli: Cli, url: &PostgresUrl, out: Output) -> CliResult {
             listing::list_in(&ctx, open()?.as_ref(), &args)
         }
         Command::Sessions(SessionsCommand::Show(args)) => {
-            let store = open()?;
-            let session = find(&ctx, store.as_ref(), &args.id)?;
-            let page = MessagePage {
-                include_inactive: args.all,
-                limit: None,
-                offset: 0,
-            };
-            let messages = store
-                .get_messages_page(&session.id, page)
-                .map_err(|e| ctx.fail(&e))?;
-            if ctx.out.json {
-                let mut value = to_json!(&session);
-                if let serde_json::Value::Object(map) = &mut value {
-                    map.insert("messages".to_owned(), to_json!(&messages));
-                }
-                return ctx.out.json(&value);
-            }
-            let folding = Folding {
-                reasoning: args.reasoning,
-                full: args.full,
-            };
-            let text = conversation::conversation(&ctx.out, &session, &messages, folding);
-            crate::pager::page(&ctx.out, &text, !args.no_pager)
+            super::sessions::show_in(&ctx, open()?.as_ref(), &args)
         }
         Command::Messages(MessagesCommand::List(args)) => {
             let store = open()?;

@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::hash::{BuildHasher, Hasher};
 
-use hermes_state::{LineageEntry, MessagePage, NewSession, Session, SessionDb, SessionStore};
+use hermes_state::{LineageEntry, MessagePage, NewSession, Session, SessionStore};
 use serde_json::{Value, json};
 
 use crate::cli::{ClearArgs, CreateArgs, DeleteArgs, EndArgs, LineageArgs, ShowArgs};
@@ -19,7 +19,7 @@ use crate::store::{Access, Context};
 pub use crate::render::conversation::content_text;
 
 /// Finds a session by id, or else by title.
-fn find_session(ctx: &Context, db: &SessionDb, id: &str) -> CliResult<Session> {
+pub(super) fn find_session(ctx: &Context, db: &dyn SessionStore, id: &str) -> CliResult<Session> {
     if let Some(session) = db.get_session(id).map_err(|e| ctx.fail(&e))? {
         return Ok(session);
     }
@@ -33,31 +33,107 @@ fn find_session(ctx: &Context, db: &SessionDb, id: &str) -> CliResult<Session> {
 
 /// `sessions show`
 pub fn show(ctx: &Context, args: &ShowArgs) -> CliResult {
-    let db = ctx.open(Access::Read)?;
-    let session = find_session(ctx, &db, &args.id)?;
+    show_in(ctx, &ctx.open(Access::Read)?, args)
+}
+
+/// `sessions show` on any store: one session, or with `--lineage` its whole
+/// compression chain (root to tip) as one conversation, each segment under
+/// a line naming it; a segment the agent ended by compression says where
+/// the conversation goes on.
+pub(super) fn show_in(ctx: &Context, db: &dyn SessionStore, args: &ShowArgs) -> CliResult {
+    let session = find_session(ctx, db, &args.id)?;
+    let ids = if args.lineage {
+        db.get_compression_lineage(&session.id)
+            .map_err(|e| ctx.fail(&e))?
+    } else {
+        vec![session.id.clone()]
+    };
     let page = MessagePage {
         include_inactive: args.all,
         limit: None,
         offset: 0,
     };
-    let messages = db
-        .get_messages_page(&session.id, page)
-        .map_err(|e| ctx.fail(&e))?;
+    let mut segments = Vec::new();
+    for id in &ids {
+        let segment = if *id == session.id {
+            session.clone()
+        } else {
+            find_session(ctx, db, id)?
+        };
+        let messages = db
+            .get_messages_page(&segment.id, page)
+            .map_err(|e| ctx.fail(&e))?;
+        segments.push((segment, messages));
+    }
     let out = &ctx.out;
     if out.json {
-        // The original's export_session shape: the session row, then `messages`.
-        let mut value = to_json!(&session);
-        if let Value::Object(map) = &mut value {
-            map.insert("messages".to_owned(), to_json!(&messages));
+        // The original's export_session shape: the session row, then
+        // `messages`; a lineage is an array of those, root first.
+        let mut shaped: Vec<Value> = Vec::with_capacity(segments.len());
+        for (segment, messages) in &segments {
+            let mut value = to_json!(segment);
+            if let Value::Object(map) = &mut value {
+                map.insert("messages".to_owned(), to_json!(messages));
+            }
+            shaped.push(value);
         }
-        return out.json(&value);
+        return if args.lineage {
+            out.json(&Value::Array(shaped))
+        } else {
+            out.json(shaped.first().unwrap_or(&Value::Null))
+        };
     }
     let folding = Folding {
         reasoning: args.reasoning,
         full: args.full,
     };
-    let text = conversation::conversation(out, &session, &messages, folding);
+    let mut text = String::new();
+    let count = segments.len();
+    for (index, (segment, messages)) in segments.iter().enumerate() {
+        if args.lineage {
+            text.push_str(&out.bold(&format!(
+                "═══ segment {} of {count}: {} ═══\n",
+                index + 1,
+                segment.id
+            )));
+        }
+        text.push_str(&conversation::conversation(out, segment, messages, folding));
+    }
+    if let Some((last, _)) = segments.last()
+        && let Some(pointer) = continuation(ctx, db, last, args.lineage)?
+    {
+        text.push_str(&pointer);
+    }
     crate::pager::page(out, &text, !args.no_pager)
+}
+
+/// Where a conversation the agent ended by compression goes on: the
+/// chain's tip, and how to read it (`None` for other endings, and for a
+/// lineage shown up to its tip).
+fn continuation(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    last: &Session,
+    lineage: bool,
+) -> CliResult<Option<String>> {
+    if last.end_reason.as_deref() != Some("compression") {
+        return Ok(None);
+    }
+    let tip = db.get_compression_tip(&last.id).map_err(|e| ctx.fail(&e))?;
+    if tip == last.id {
+        return Ok(None);
+    }
+    let how = if lineage {
+        String::new()
+    } else {
+        format!(
+            ", or `hermes-state sessions show {} --lineage` for the whole",
+            last.id
+        )
+    };
+    Ok(Some(format!(
+        "\n→ compressed: the conversation continues in {tip} (`hermes-state sessions show {tip}`{how})\n"
+    )))
 }
 
 /// A new session id in the original's shape: `YYYYMMDD_HHMMSS_xxxxxx` (UTC).

@@ -31,7 +31,9 @@ use ratatui::crossterm::event::{self, Event, KeyEventKind};
 use self::app::{Action, App};
 use self::filters::Filters;
 use self::reads::Searcher;
-use self::terminal::{TerminalGuard, copy_to_clipboard, require_terminal, terminal_error};
+use self::terminal::{
+    StdoutOnTerminal, TerminalGuard, copy_to_clipboard, require_terminal, terminal_error,
+};
 use crate::cli::SearchArgs;
 use crate::error::{CliError, CliResult};
 use crate::store::{Access, Context};
@@ -62,6 +64,8 @@ pub fn search_in(ctx: &Context, db: &dyn SessionStore, args: &SearchArgs) -> Cli
     let mut app = App::new(args.query.clone(), Filters::new(args, &sources));
     app.colors = ctx.out.color;
     let ending = {
+        // Dropped in reverse: the terminal restored first, then stdout.
+        let _stdout = StdoutOnTerminal::redirect()?;
         let _guard = TerminalGuard::enter()?;
         run(&mut app, &searcher)?
     };

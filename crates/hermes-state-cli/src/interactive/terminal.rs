@@ -17,18 +17,71 @@ use ratatui::crossterm::terminal::{
 
 use crate::error::{CliError, CliResult};
 
-/// Refuses to start unless both stdin and stdout are terminals: keys come
-/// from one and the screen is drawn on the other.
+/// The controlling terminal, for drawing when stdout is captured
+/// (`id=$(hermes-state search -i)`), as fzf and atuin draw there.
+fn controlling_terminal() -> io::Result<std::fs::File> {
+    // tidy: not the live database (the controlling terminal)
+    let tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")?;
+    if tty.is_terminal() {
+        Ok(tty)
+    } else {
+        Err(io::Error::other("/dev/tty is not a terminal"))
+    }
+}
+
+/// While it lives, stdout (fd 1) is the controlling terminal when it was
+/// not a terminal itself: the search (and everything the terminal library
+/// writes to stdout, its cursor queries included) is drawn on the screen,
+/// and dropping it puts the captured stdout back for the choice.
+pub struct StdoutOnTerminal {
+    saved: Option<std::os::fd::OwnedFd>,
+}
+
+impl StdoutOnTerminal {
+    /// Moves stdout onto the controlling terminal if it is not one.
+    pub fn redirect() -> CliResult<StdoutOnTerminal> {
+        use std::os::fd::AsFd;
+        if io::stdout().is_terminal() {
+            return Ok(StdoutOnTerminal { saved: None });
+        }
+        let fail = |what: &str, error: io::Error| terminal_error(what, &error);
+        let tty = controlling_terminal().map_err(|e| fail("opening /dev/tty", e))?;
+        io::stdout()
+            .flush()
+            .map_err(|e| fail("flushing stdout", e))?;
+        let saved =
+            rustix::io::dup(io::stdout().as_fd()).map_err(|e| fail("keeping stdout", e.into()))?;
+        rustix::stdio::dup2_stdout(tty.as_fd())
+            .map_err(|e| fail("drawing on the terminal", e.into()))?;
+        Ok(StdoutOnTerminal { saved: Some(saved) })
+    }
+}
+
+impl Drop for StdoutOnTerminal {
+    fn drop(&mut self) {
+        if let Some(saved) = self.saved.take() {
+            let _ = io::stdout().flush();
+            let _ = rustix::stdio::dup2_stdout(&saved);
+        }
+    }
+}
+
+/// Refuses to start unless keys come from a terminal (stdin) and there is
+/// one to draw on: stdout, or the controlling terminal when stdout is
+/// captured (`$(…)`).
 pub fn require_terminal() -> CliResult {
     let stdin = io::stdin().is_terminal();
-    let stdout = io::stdout().is_terminal();
+    let stdout = io::stdout().is_terminal() || controlling_terminal().is_ok();
     if stdin && stdout {
         return Ok(());
     }
     let which = match (stdin, stdout) {
-        (false, false) => "stdin and stdout are not terminals",
+        (false, false) => "stdin is not a terminal and there is none to draw on",
         (false, true) => "stdin is not a terminal",
-        _ => "stdout is not a terminal",
+        _ => "there is no terminal to draw on (stdout is not one, and /dev/tty cannot be opened)",
     };
     Err(
         CliError::usage(format!("search -i is interactive, but {which}")).hint(

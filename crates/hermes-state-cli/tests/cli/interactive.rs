@@ -50,6 +50,17 @@ impl Tmux {
     /// Starts `hermes-state STORE… search -i ARGS…` (STORE: `--db PATH` or
     /// `--database-url URL`) in a 120×40 pane.
     fn start_on(env: &Env, store: &[&str], args: &[&str]) -> Tmux {
+        Tmux::start_with(env, store, args, false)
+    }
+
+    /// [`Tmux::start`] inside `$(…)`: stdout captured by the shell, which
+    /// prints what it got as `CHOICE[…]` once the search ends.
+    fn start_captured(env: &Env, db: &Path, args: &[&str]) -> Tmux {
+        let store = ["--db", db.to_str().expect("utf-8 path")];
+        Tmux::start_with(env, &store, args, true)
+    }
+
+    fn start_with(env: &Env, store: &[&str], args: &[&str], captured: bool) -> Tmux {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let socket = format!(
             "hermes-state-test-{}-{}",
@@ -65,12 +76,17 @@ impl Tmux {
         program.extend(store.iter().map(|a| quoted(a)));
         program.extend(["search".to_owned(), "-i".to_owned()]);
         program.extend(args.iter().map(|a| quoted(a)));
+        let home = quoted(env.dir.path().to_str().expect("utf-8 path"));
+        let program = program.join(" ");
+        let run = if captured {
+            format!("out=$(HERMES_HOME={home} {program}); status=$?; echo \"CHOICE[$out]\"")
+        } else {
+            format!("HERMES_HOME={home} {program}; status=$?")
+        };
         let script = format!(
-            "saved=$(stty -g); HERMES_HOME={home} {program}; status=$?; \
+            "saved=$(stty -g); {run}; \
              if [ \"$(stty -g)\" = \"$saved\" ]; then tty=restored; else tty=changed; fi; \
-             echo \"exit $status, terminal $tty\"; exec cat",
-            home = quoted(env.dir.path().to_str().expect("utf-8 path")),
-            program = program.join(" "),
+             echo \"exit $status, terminal $tty\"; exec cat"
         );
         tmux.run(&[
             "new-session",
@@ -265,6 +281,28 @@ fn a_person_types_a_query_reads_the_conversation_and_resumes_it_in_tmux() {
         tmux.run(&["display-message", "-p", "#{cursor_flag}"])
             .trim(),
         "1"
+    );
+}
+
+/// Inside `$(…)`, as with fzf and atuin: the search is drawn on the
+/// terminal although stdout is captured, and the choice reaches the shell
+/// on stdout; the terminal is given back as it was.
+#[test]
+fn search_i_inside_command_substitution_draws_on_the_terminal_and_prints_the_choice() {
+    require_tmux!();
+    let env = Env::new();
+    let db = env.demo("demo.db");
+    let tmux = Tmux::start_captured(&env, &db, &[]);
+    tmux.wait_for_text("type a query · source: any · role: any · since: any");
+    let screen = tmux.type_query("bike");
+    assert!(screen.contains("\n2 results · source: any"), "{screen}");
+    tmux.press("Tab");
+    let screen = tmux.wait_for_text(CLEAN_EXIT);
+    assert!(
+        screen.starts_with(&format!(
+            "CHOICE[hermes --resume demo-paris]\n{CLEAN_EXIT}\n"
+        )),
+        "{screen}"
     );
 }
 
@@ -463,7 +501,7 @@ fn search_i_refuses_to_run_without_a_terminal() {
     env.run(&db, &["search", "-i", "bike"])
         .fails(2)
         .one_error_line()
-        .stderr_has("search -i is interactive, but stdin and stdout are not terminals")
+        .stderr_has("search -i is interactive, but stdin is not a terminal")
         .stderr_has("drop -i");
     env.run(&db, &["--json", "search", "-i"])
         .fails(2)

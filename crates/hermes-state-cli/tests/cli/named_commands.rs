@@ -235,3 +235,113 @@ fn query_runs_one_read_only_statement_and_refuses_writes() {
     let capped = env.json(&db, &["query", "SELECT id FROM messages", "--limit", "5"]);
     assert_eq!(capped.as_array().map(Vec::len), Some(5));
 }
+
+/// A session the agent ended by compression says where its conversation
+/// goes on; `--lineage` shows the whole chain, root to tip, as one
+/// conversation (JSON: one export-shaped object per segment).
+#[test]
+fn a_compressed_session_points_to_its_continuation_and_lineage_shows_the_chain() {
+    let env = Env::new();
+    let db = env.demo("l.db");
+    env.run(&db, &["sessions", "show", "demo-refactor", "--no-pager"])
+        .ok()
+        .stdout_has("continues in demo-refactor-2 (`hermes-state sessions show demo-refactor-2`");
+    let tip = env
+        .run(&db, &["sessions", "show", "demo-refactor-2", "--no-pager"])
+        .ok()
+        .stdout;
+    assert!(
+        !tip.contains("continues in"),
+        "the tip has no continuation: {tip}"
+    );
+    let whole = env
+        .run(
+            &db,
+            &[
+                "sessions",
+                "show",
+                "demo-refactor-2",
+                "--lineage",
+                "--no-pager",
+            ],
+        )
+        .ok()
+        .stdout;
+    let first = whole
+        .find("segment 1 of 2: demo-refactor ")
+        .expect("the root first");
+    let second = whole
+        .find("segment 2 of 2: demo-refactor-2")
+        .expect("then the tip");
+    assert!(first < second, "{whole}");
+    let segments = env.json(&db, &["sessions", "show", "demo-refactor", "--lineage"]);
+    let ids: Vec<&str> = segments
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|s| s["id"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(ids, ["demo-refactor", "demo-refactor-2"]);
+    assert!(
+        segments[0]["messages"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty())
+    );
+}
+
+/// `export --session ID --lineage` writes the whole compression chain:
+/// Markdown, one document per segment root first; JSON Lines, each
+/// segment's session record; plain JSON refuses (exit 2).
+#[test]
+fn export_of_a_lineage_writes_every_segment_root_first() {
+    let env = Env::new();
+    let db = env.demo("e.db");
+    let markdown = env
+        .run(
+            &db,
+            &[
+                "export",
+                "--session",
+                "demo-refactor-2",
+                "--lineage",
+                "--format",
+                "markdown",
+            ],
+        )
+        .ok()
+        .stdout;
+    let root = markdown
+        .find("# Refactor the config parser\n")
+        .expect("the root's document");
+    let tip = markdown
+        .find("# Refactor the config parser #2\n")
+        .expect("the tip's document");
+    assert!(root < tip, "{markdown}");
+    assert!(
+        markdown[root..tip].contains("\n---\n"),
+        "segments under a rule"
+    );
+    let lines = env
+        .run(
+            &db,
+            &[
+                "export",
+                "--session",
+                "demo-refactor",
+                "--lineage",
+                "--format",
+                "jsonl",
+            ],
+        )
+        .ok()
+        .stdout;
+    let sessions: Vec<String> = lines
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|record| record["type"] == "session")
+        .filter_map(|record| record["id"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(sessions, ["demo-refactor", "demo-refactor-2"], "{lines}");
+    env.run(&db, &["export", "--session", "demo-refactor", "--lineage"])
+        .fails(2);
+}

@@ -14,6 +14,27 @@ pub enum PgError {
     /// The store URL or the schema name it names is not acceptable.
     #[error("invalid store URL: {0}")]
     InvalidUrl(String),
+    /// An operator setting of the URL (`pool_size`, `statement_timeout`)
+    /// has a value this library does not take; the value is not repeated.
+    #[error("invalid store URL: invalid value for option `{option}`: {expected}")]
+    InvalidSetting {
+        /// The option.
+        option: &'static str,
+        /// What it accepts.
+        expected: &'static str,
+    },
+    /// Every connection of the handle's pool (`pool_size`) stayed on loan
+    /// for as long as a write may wait.
+    #[error(
+        "all {size} connections of the pool (pool_size) stayed in use for {:.1} s",
+        waited.as_secs_f64()
+    )]
+    PoolExhausted {
+        /// Connections on loan.
+        size: usize,
+        /// How long the request waited.
+        waited: std::time::Duration,
+    },
     /// The TLS settings cannot be used (`sslmode` without the root
     /// certificates it needs, a root certificate file that cannot be read).
     #[error("TLS: {0}")]
@@ -145,6 +166,7 @@ impl PgError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             PgError::InvalidUrl(_)
+            | PgError::InvalidSetting { .. }
             | PgError::Tls(_)
             | PgError::InvalidInput(_)
             | PgError::InvalidValue(_)
@@ -163,6 +185,7 @@ impl PgError {
             | PgError::NoStore { .. } => ErrorKind::NotFound,
             PgError::RewindTargetRole { .. } | PgError::Title(_) => ErrorKind::InvalidInput,
             PgError::TitleInUse { .. } => ErrorKind::Constraint,
+            PgError::PoolExhausted { .. } => ErrorKind::Busy,
             PgError::SchemaTooNew { .. } => ErrorKind::SchemaTooNew,
             PgError::ReadOnly(_) => ErrorKind::ReadOnly,
             PgError::UnknownOutcome { .. } => ErrorKind::UnknownOutcome,

@@ -41,8 +41,15 @@ pub(crate) const SECRET_OPTIONS: &[&str] = &[
 ];
 
 /// The options read by hermes-state itself.
-pub(crate) const OWN_OPTIONS: &[&str] =
-    &["schema", "sslmode", "sslrootcert", "passfile", "password"];
+pub(crate) const OWN_OPTIONS: &[&str] = &[
+    "schema",
+    "sslmode",
+    "sslrootcert",
+    "passfile",
+    "password",
+    "pool_size",
+    "statement_timeout",
+];
 
 /// Options handed to the client as they are.
 pub(crate) const CLIENT_OPTIONS: &[&str] = &[

@@ -19,6 +19,7 @@
 
 mod conninfo;
 mod password;
+mod settings;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use postgres::config::Host;
 
 pub use self::password::{PASSFILE_VAR, PASSWORD_VAR};
+pub use self::settings::{MAX_POOL_SIZE, OperatorSettings};
 use crate::error::{PgError, Result};
 use crate::tls::{RootCerts, SslMode, TlsPlan, TlsSettings};
 
@@ -46,22 +48,27 @@ pub struct StoreUrl {
     schema: String,
     tls: TlsSettings,
     passfile: Option<PathBuf>,
+    settings: OperatorSettings,
 }
 
 impl StoreUrl {
     /// Parses a `postgres://` / `postgresql://` URL or a libpq key=value
-    /// string. `schema`, `sslmode`, `sslrootcert` and `passfile` are read
-    /// here; the client's own options go to it as they are.
+    /// string. `schema`, `sslmode`, `sslrootcert`, `passfile`, `pool_size`
+    /// and `statement_timeout` are read here; the client's own options
+    /// (`application_name` among them) go to it as they are.
     ///
     /// Errors ([`PgError::InvalidUrl`], never repeating the text): a text
     /// the grammar refuses (an ambiguous `@`), an
     /// option unknown or unsupported, a value the client refuses, a schema
-    /// name outside `[a-z_][a-z0-9_]{0,62}` or starting with `pg_`.
+    /// name outside `[a-z_][a-z0-9_]{0,62}` or starting with `pg_`;
+    /// [`PgError::InvalidSetting`] for a `pool_size` or `statement_timeout`
+    /// it does not take.
     pub fn parse(url: &str) -> Result<StoreUrl> {
         let settings = conninfo::parse(url)?;
         let mut schema = None;
         let mut tls = TlsSettings::default();
         let mut passfile = None;
+        let mut operator = OperatorSettings::default();
         let mut password = None;
         let mut client = String::new();
         for (index, setting) in settings.iter().enumerate() {
@@ -98,6 +105,16 @@ impl StoreUrl {
                 }
                 "sslrootcert" => tls.root = Some(RootCerts::parse(&text()?)),
                 "passfile" => passfile = Some(PathBuf::from(text()?)),
+                "pool_size" | "statement_timeout" => {
+                    operator.read(key, &text()?).map_err(|error| {
+                        // A name after a password may be the password's tail.
+                        if conninfo::shown_name(key, &settings[..index]).is_some() {
+                            error
+                        } else {
+                            PgError::InvalidUrl(named("an invalid value for option"))
+                        }
+                    })?;
+                }
                 "password" => password = Some(setting.value.clone()).filter(|p| !p.is_empty()),
                 "host" => {
                     let hosts = text()?;
@@ -149,6 +166,7 @@ impl StoreUrl {
             schema,
             tls,
             passfile,
+            settings: operator,
         })
     }
 
@@ -258,7 +276,13 @@ impl StoreUrl {
             url.push_str("&passfile=");
             url.push_str(&encode(&passfile.display().to_string()));
         }
+        url.push_str(&self.settings.as_parameters());
         url
+    }
+
+    /// The operator's settings given (`pool_size`, `statement_timeout`).
+    pub fn settings(&self) -> OperatorSettings {
+        self.settings
     }
 
     /// The `passfile` given, if any.
@@ -290,6 +314,7 @@ impl PartialEq for StoreUrl {
             && self.schema == other.schema
             && self.tls == other.tls
             && self.passfile == other.passfile
+            && self.settings == other.settings
     }
 }
 

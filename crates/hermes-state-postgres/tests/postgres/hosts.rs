@@ -1,49 +1,217 @@
 //! Several hosts on one store, for real: writer processes (each its own
 //! pool, standing for a host) and a reader, with the server restarted in
-//! the middle. Every acknowledged write must be there exactly once,
-//! counters must equal rows, and nothing but typed errors may surface.
+//! the middle. The hosts write side by side — appends to their own
+//! sessions (disjoint) and to a shared one (overlapping), titles from one
+//! lineage, compression-lock and handoff cycles, and a whole-store write
+//! now and then — and every rule must hold afterwards: every acknowledged
+//! write there exactly once, nothing stored that was reported failed,
+//! counters equal rows, titles unique and numbered without gaps, one
+//! compression-lock holder and one handoff claimant at a time. Only typed
+//! errors may surface.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use hermes_state_postgres::{PgStore, StoreUrl};
-use hermes_state_types::{NewMessage, NewSession};
+use hermes_state_postgres::{PgError, PgStore, StoreUrl};
+use hermes_state_types::{ErrorKind, NewMessage, NewSession};
 
 use crate::common::TestSchema;
 
-const WRITERS: usize = 4;
+const WRITERS: usize = 6;
 const APPENDS: usize = 150;
 const CHILD_URL: &str = "HERMES_STATE_TEST_HOST_URL";
 const CHILD_NAME: &str = "HERMES_STATE_TEST_HOST_NAME";
 const RESTART_VAR: &str = "HERMES_STATE_TEST_PG_RESTART";
+/// The sessions every host writes to (created by the test before the hosts).
+const SHARED: &str = "shared";
+const LOCK_LOG: &str = "lock-log";
+const HANDOFF: &str = "handoff";
+const HANDOFF_LOG: &str = "handoff-log";
+const TITLE_BASE: &str = "topic";
+/// Longer than any cycle, restart and retries included: a lease that ran
+/// out would let a second holder in legitimately.
+const LOCK_TTL: f64 = 120.0;
 
-/// One "host": appends to its own session and to a shared one, printing
-/// one line per attempt: `@@ack <id> <text>`, `@@unknown <text>` or
-/// `@@error <kind> <text>`, then `@@done`.
+/// Appends `text` to `session`, printing `@@ack <id> <text>`,
+/// `@@unknown <text>` or `@@error <kind> <text>`; whether it was acknowledged.
+fn append(store: &PgStore, session: &str, text: &str) -> bool {
+    match store.append_message(&NewMessage::new(session, "user").content(text)) {
+        Ok(id) => {
+            println!("\n@@ack {id} {text}");
+            true
+        }
+        Err(e) if e.kind() == ErrorKind::UnknownOutcome => {
+            println!("\n@@unknown {text}");
+            false
+        }
+        Err(e) => {
+            println!("\n@@error {:?} {text}", e.kind());
+            false
+        }
+    }
+}
+
+/// Holds the shared session's compression lock for one cycle, logging
+/// `enter` and `exit` in between; a cycle whose log is incomplete is
+/// reported `@@broken` (its lease may outlive it).
+fn lock_cycle(store: &PgStore, name: &str, cycle: &str) {
+    if !store.try_acquire_compression_lock(SHARED, name, LOCK_TTL) {
+        return;
+    }
+    let holder = store.get_compression_lock_holder(SHARED);
+    if let Ok(holder) = &holder {
+        assert_eq!(
+            holder.as_deref(),
+            Some(name),
+            "a lock I hold names another holder"
+        );
+    }
+    let logged = append(store, LOCK_LOG, &format!("enter {cycle}"))
+        && store.refresh_compression_lock(SHARED, name, LOCK_TTL)
+        && append(store, LOCK_LOG, &format!("exit {cycle}"));
+    if !logged {
+        println!("\n@@broken {cycle}");
+    }
+    store.release_compression_lock(SHARED, name);
+}
+
+/// Requests the handoff and, when this host claims it, logs `claim` and
+/// `done` before completing it.
+fn handoff_cycle(store: &PgStore, name: &str, cycle: &str) {
+    let _ = store.request_handoff(HANDOFF, name);
+    if !matches!(store.claim_handoff(HANDOFF), Ok(true)) {
+        return;
+    }
+    let logged = append(store, HANDOFF_LOG, &format!("claim {cycle}"))
+        && append(store, HANDOFF_LOG, &format!("done {cycle}"));
+    if !logged {
+        println!("\n@@broken {cycle}");
+    }
+    // A handoff left running would stop every later claim: complete it
+    // through a restart.
+    for _ in 0..20 {
+        if store.complete_handoff(HANDOFF).is_ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Gives a new session the next title of the lineage, retrying while
+/// another host takes the same number first; prints `@@title <id> <title>`
+/// when set, `@@titlemaybe <id> <title>` on an unknown outcome.
+fn title_cycle(store: &PgStore, session: &str) {
+    if store
+        .create_session(&NewSession::new(session, "cli"))
+        .is_err()
+    {
+        return;
+    }
+    for _ in 0..30 {
+        let Ok(next) = store.get_next_title_in_lineage(TITLE_BASE) else {
+            continue;
+        };
+        match store.set_session_title(session, Some(&next)) {
+            Ok(true) => {
+                println!("\n@@title {session} {next}");
+                return;
+            }
+            Err(PgError::TitleInUse { .. }) => {}
+            Err(e) if e.kind() == ErrorKind::UnknownOutcome => {
+                println!("\n@@titlemaybe {session} {next}");
+                return;
+            }
+            Ok(false) | Err(_) => std::thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+/// One "host": appends to its own session and to a shared one, and runs
+/// the cycles above between them; prints its outcomes (`@@…` lines), then
+/// `@@done`.
 #[test]
 #[ignore = "run by several_hosts_write_through_a_server_restart"]
 fn writer_host() {
     let url = StoreUrl::parse(&std::env::var(CHILD_URL).unwrap()).unwrap();
     let name = std::env::var(CHILD_NAME).unwrap();
-    let store = PgStore::open(&url).unwrap();
-    store
-        .create_session(&NewSession::new(name.as_str(), "gateway"))
-        .unwrap();
-    for i in 0..APPENDS {
-        let session = if i % 3 == 0 { "shared" } else { name.as_str() };
-        let text = format!("{name}-{i}");
-        match store.append_message(&NewMessage::new(session, "user").content(text.as_str())) {
-            Ok(id) => println!("\n@@ack {id} {text}"),
-            Err(e) if e.kind() == hermes_state_types::ErrorKind::UnknownOutcome => {
-                println!("\n@@unknown {text}")
+    // The restart may come while a host is still opening the store.
+    let started = Instant::now();
+    let store = loop {
+        let opened = PgStore::open(&url).and_then(|store| {
+            store.create_session(&NewSession::new(name.as_str(), "gateway"))?;
+            Ok(store)
+        });
+        match opened {
+            Ok(store) => break store,
+            Err(e) if started.elapsed() < Duration::from_secs(30) => {
+                assert_eq!(e.kind(), ErrorKind::Unavailable, "opening failed: {e}");
+                std::thread::sleep(Duration::from_millis(100));
             }
-            Err(e) => println!("\n@@error {:?} {text}", e.kind()),
+            Err(e) => panic!("opening failed: {e}"),
+        }
+    };
+    for i in 0..APPENDS {
+        let session = if i % 3 == 0 { SHARED } else { name.as_str() };
+        append(&store, session, &format!("{name}-{i}"));
+        let cycle = format!("{name}-{i}");
+        match i % 10 {
+            5 => lock_cycle(&store, &name, &cycle),
+            7 => handoff_cycle(&store, &name, &cycle),
+            _ => {}
+        }
+        if i % 25 == 3 {
+            title_cycle(&store, &format!("{name}-t{i}"));
+        }
+        if name == "host0" && i % 20 == 11 {
+            // A whole-store write among the others: it selects nothing
+            // (nothing has been idle for a million days) but runs alone.
+            if let Err(e) = store.archive_stale_sessions(1e6, false) {
+                assert!(
+                    matches!(e.kind(), ErrorKind::Busy | ErrorKind::Unavailable),
+                    "a whole-store write failed with {e}"
+                );
+            }
         }
         std::thread::sleep(Duration::from_millis(2));
     }
     println!("\n@@done");
+}
+
+/// The cycles logged in `session` (`<open> <cycle>` then `<close> <cycle>`)
+/// never overlap: after an `open` comes its own `close`, unless that
+/// cycle was reported broken.
+fn assert_one_at_a_time(
+    log: &[String],
+    open: &str,
+    close: &str,
+    broken: &BTreeSet<String>,
+    what: &str,
+) -> usize {
+    let mut current: Option<&str> = None;
+    let mut cycles = 0;
+    for entry in log {
+        let (verb, cycle) = entry.split_once(' ').unwrap();
+        if verb == open {
+            if let Some(previous) = current {
+                assert!(
+                    broken.contains(previous),
+                    "{what}: {cycle} began while {previous} held it: {log:?}"
+                );
+            }
+            current = Some(cycle);
+        } else {
+            assert_eq!(verb, close, "{what}: unexpected entry {entry}");
+            assert!(
+                current == Some(cycle) || broken.contains(cycle),
+                "{what}: {cycle} ended but {current:?} held it: {log:?}"
+            );
+            current = None;
+            cycles += 1;
+        }
+    }
+    cycles
 }
 
 #[test]
@@ -54,9 +222,11 @@ fn several_hosts_write_through_a_server_restart() {
         return;
     };
     let store = PgStore::open(&schema.url).unwrap();
-    store
-        .create_session(&NewSession::new("shared", "gateway"))
-        .unwrap();
+    for session in [SHARED, LOCK_LOG, HANDOFF, HANDOFF_LOG] {
+        store
+            .create_session(&NewSession::new(session, "gateway"))
+            .unwrap();
+    }
     let exe = std::env::current_exe().unwrap();
     let admin_url = std::env::var(crate::common::PG_URL_VAR).unwrap();
     let child_url = format!(
@@ -104,7 +274,22 @@ fn several_hosts_write_through_a_server_restart() {
         }
     });
 
-    std::thread::sleep(Duration::from_millis(400));
+    // Restart once the hosts are writing (100 messages), not before.
+    let mut watcher = schema.client();
+    let waiting = Instant::now();
+    while waiting.elapsed() < Duration::from_secs(30) {
+        let written: i64 = watcher
+            .query_one(
+                &format!("SELECT count(*) FROM \"{}\".messages", schema.url.schema()),
+                &[],
+            )
+            .map_or(0, |row| row.get(0));
+        if written >= 100 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(watcher);
     let now = || {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -129,6 +314,9 @@ fn several_hosts_write_through_a_server_restart() {
     let mut acknowledged: BTreeMap<i64, String> = BTreeMap::new();
     let mut unknown = BTreeSet::new();
     let mut errors = Vec::new();
+    let mut broken = BTreeSet::new();
+    let mut titles: BTreeMap<String, String> = BTreeMap::new();
+    let mut maybe_titles = BTreeSet::new();
     let mut acks_after_restart_per_host = Vec::new();
     for mut child in children {
         let stdout = BufReader::new(child.stdout.take().unwrap());
@@ -151,8 +339,9 @@ fn several_hosts_write_through_a_server_restart() {
                 (Some("ack"), Some(id), Some(text)) => {
                     acknowledged.insert(id.parse().unwrap(), text.to_owned());
                 }
-                (Some("unknown"), Some(text), None) => {
-                    unknown.insert(text.to_owned());
+                // The text may hold a space (`claim host1-7`).
+                (Some("unknown"), Some(_), _) => {
+                    unknown.insert(line["unknown ".len()..].to_owned());
                 }
                 (Some("error"), Some(kind), Some(text)) => {
                     assert!(
@@ -161,6 +350,15 @@ fn several_hosts_write_through_a_server_restart() {
                     );
                     errors.push(text.to_owned());
                     last_error_at = Some(at);
+                }
+                (Some("broken"), Some(cycle), None) => {
+                    broken.insert(cycle.to_owned());
+                }
+                (Some("title"), Some(session), Some(title)) => {
+                    titles.insert(session.to_owned(), title.to_owned());
+                }
+                (Some("titlemaybe"), Some(session), Some(_)) => {
+                    maybe_titles.insert(session.to_owned());
                 }
                 (Some("done"), None, None) => done = true,
                 _ => {}
@@ -235,19 +433,96 @@ fn several_hosts_write_through_a_server_restart() {
         .unwrap()
         .get(0);
     assert_eq!(mismatched, 0, "a session's counter differs from its rows");
-    assert!(
-        acknowledged.len() + errors.len() + unknown.len() == WRITERS * APPENDS,
-        "every attempt reported once"
+    let attempts = acknowledged
+        .values()
+        .chain(&unknown)
+        .chain(&errors)
+        .filter(|text| !text.contains(' '))
+        .count();
+    assert_eq!(
+        attempts,
+        WRITERS * APPENDS,
+        "every plain append reported once"
     );
+
+    // One compression-lock holder, one handoff claimant at a time.
+    let mut log = |session: &str| -> Vec<String> {
+        client
+            .query(
+                &format!(
+                    "SELECT content FROM \"{}\".messages WHERE session_id = $1 ORDER BY id",
+                    schema.url.schema()
+                ),
+                &[&session],
+            )
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect()
+    };
+    let locks = assert_one_at_a_time(&log(LOCK_LOG), "enter", "exit", &broken, "compression lock");
+    let claims = assert_one_at_a_time(&log(HANDOFF_LOG), "claim", "done", &broken, "handoff");
+    assert!(
+        locks > 0 && claims > 0,
+        "no lock or handoff cycle ran: {locks}, {claims}"
+    );
+
+    // Titles: every one acknowledged is its session's, none twice, and the
+    // lineage is numbered without a gap (`topic`, `topic #2`, …).
+    let stored_titles: BTreeMap<String, String> = client
+        .query(
+            &format!(
+                "SELECT id, title FROM \"{}\".sessions WHERE title IS NOT NULL",
+                schema.url.schema()
+            ),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    for (session, title) in &titles {
+        assert_eq!(
+            stored_titles.get(session),
+            Some(title),
+            "title of {session} lost"
+        );
+    }
+    for session in stored_titles.keys() {
+        assert!(
+            titles.contains_key(session) || maybe_titles.contains(session),
+            "{session} has a title no host set"
+        );
+    }
+    let mut numbers: Vec<u32> = stored_titles
+        .values()
+        .map(|title| match title.strip_prefix("topic #") {
+            Some(n) => n.parse().unwrap(),
+            None => {
+                assert_eq!(title, TITLE_BASE);
+                1
+            }
+        })
+        .collect();
+    numbers.sort_unstable();
+    assert_eq!(
+        numbers,
+        (1..=u32::try_from(numbers.len()).unwrap()).collect::<Vec<_>>(),
+        "titles repeated or numbered with a gap"
+    );
+    assert!(titles.len() >= WRITERS, "too few titles set: {titles:?}");
     assert!(
         acks_after_restart_per_host.iter().all(|&n| n > 0),
         "a host did not recover: {acks_after_restart_per_host:?}"
     );
     println!(
-        "{} acknowledged, {} failed with typed errors, {} unknown outcomes; server restarted: {}",
+        "{} acknowledged, {} failed with typed errors, {} unknown outcomes; {locks} lock and \
+         {claims} handoff cycles, {} broken; {} titles; server restarted: {}",
         acknowledged.len(),
         errors.len(),
         unknown.len(),
+        broken.len(),
+        numbers.len(),
         restarted.is_some()
     );
 }

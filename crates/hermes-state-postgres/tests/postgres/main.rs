@@ -11,6 +11,7 @@ mod doctor;
 mod hosts;
 mod open_and_migrate;
 mod server_errors;
+mod settings;
 mod sweeps;
 mod tls;
 mod writes;

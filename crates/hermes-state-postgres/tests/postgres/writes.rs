@@ -102,3 +102,69 @@ fn content_of_every_kind_round_trips() {
         .unwrap_err();
     assert_eq!(refused.kind(), ErrorKind::InvalidInput);
 }
+
+/// The keys of `crate::transaction` as another host takes them.
+fn hold(tx: &mut postgres::Transaction<'_>, sql: &str, key: &str) {
+    tx.execute(sql, &[&key]).unwrap();
+}
+
+#[test]
+fn writes_of_different_sessions_run_side_by_side_and_whole_store_writes_alone() {
+    let Some(schema) = TestSchema::new("side by side") else {
+        return;
+    };
+    let store = PgStore::open(&schema.url).unwrap();
+    for id in ["a", "b"] {
+        store.create_session(&NewSession::new(id, "cli")).unwrap();
+    }
+    let name = schema.url.schema().to_owned();
+    // Another host is in the middle of a write of session a.
+    let mut other = schema.client();
+    let mut tx = other.transaction().unwrap();
+    hold(
+        &mut tx,
+        "SELECT pg_advisory_xact_lock_shared(hashtextextended($1, 0))",
+        &format!("hermes-state write {name}"),
+    );
+    hold(
+        &mut tx,
+        "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+        &format!("hermes-state session {name} a"),
+    );
+    // A write of session b does not wait for it…
+    let started = std::time::Instant::now();
+    store
+        .append_message(&NewMessage::new("b", "user").content("beside"))
+        .unwrap();
+    store.set_session_title("b", Some("bee")).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // …a write of session a and a whole-store write do.
+    let url = schema.url.clone();
+    let waiting = std::thread::spawn(move || {
+        let store = PgStore::open(&url).unwrap();
+        let appended = store.append_message(&NewMessage::new("a", "user").content("after"));
+        let archived = store.archive_stale_sessions(1e6, false);
+        (appended, archived)
+    });
+    let whole = std::thread::spawn({
+        let url = schema.url.clone();
+        move || PgStore::open(&url).unwrap().set_session_archived("b", true)
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(
+        store.message_count(Some("a")).unwrap(),
+        0,
+        "a write of a ran"
+    );
+    assert!(
+        store.get_session("b").unwrap().unwrap().archived == 0,
+        "a whole-store write ran beside a session's write"
+    );
+    tx.commit().unwrap();
+    let (appended, archived) = waiting.join().unwrap();
+    appended.unwrap();
+    archived.unwrap();
+    assert!(whole.join().unwrap().unwrap());
+    assert_eq!(store.message_count(Some("a")).unwrap(), 1);
+    assert_eq!(store.get_session("b").unwrap().unwrap().archived, 1);
+}

@@ -364,37 +364,9 @@ impl Search<'_> {
             self.paging_literals(),
             tables = fts_tables(table),
         );
-        let rows_sql = format!(
-            "SELECT {columns} FROM {tables}
-             WHERE {table} MATCH ?1 AND {table}.rowid BETWEEN ?3 AND ?4
-               AND +{table}.rowid IN (SELECT value FROM json_each(?2))",
-            columns = hit_columns(table),
-            tables = fts_tables(table),
-        );
         super::in_read_snapshot(self.conn, || {
             let ids = self.ids(&ids_sql, params, &what)?;
-            if ids.is_empty() {
-                return Ok(Vec::new());
-            }
-            let list = format!(
-                "[{}]",
-                ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
-            );
-            let mut found: HashMap<i64, Row> = self
-                .run_cached(
-                    &rows_sql,
-                    vec![
-                        match_text,
-                        SqlValue::Text(list),
-                        SqlValue::Integer(ids.iter().copied().min().unwrap_or_default()),
-                        SqlValue::Integer(ids.iter().copied().max().unwrap_or_default()),
-                    ],
-                    &what,
-                )?
-                .into_iter()
-                .map(|row| (row.hit.id, row))
-                .collect();
-            Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
+            rows_of_ids(self.conn, table, match_text, &ids, &what)
         })
     }
 
@@ -414,6 +386,48 @@ impl Search<'_> {
             .context(what)
             .map_err(|e| Failure::Run(e.into()))
     }
+}
+
+/// The rows of `ids` (found by `match_text` on `table`), in the order of
+/// `ids`; an id the match does not find is left out. One walk of the
+/// matches over the ids' rowid range, the ids picked by a filter FTS5 does
+/// not see: `rowid IN (…)` handed to FTS5 would run the query once per id.
+pub(super) fn rows_of_ids(
+    conn: &rusqlite::Connection,
+    table: &str,
+    match_text: SqlValue,
+    ids: &[i64],
+    what: &str,
+) -> Result<Vec<Row>, Failure> {
+    let (Some(low), Some(high)) = (ids.iter().min(), ids.iter().max()) else {
+        return Ok(Vec::new());
+    };
+    let sql = format!(
+        "SELECT {columns} FROM {tables}
+         WHERE {table} MATCH ?1 AND {table}.rowid BETWEEN ?3 AND ?4
+           AND +{table}.rowid IN (SELECT value FROM json_each(?2))",
+        columns = hit_columns(table),
+        tables = fts_tables(table),
+    );
+    let list = format!(
+        "[{}]",
+        ids.iter().map(i64::to_string).collect::<Vec<_>>().join(",")
+    );
+    let mut stmt = conn
+        .prepare_cached(&sql)
+        .context(what)
+        .map_err(|e| Failure::Prepare(e.into()))?;
+    let params = vec![
+        match_text,
+        SqlValue::Text(list),
+        SqlValue::Integer(*low),
+        SqlValue::Integer(*high),
+    ];
+    let mut found: HashMap<i64, Row> = super::hit_rows(&mut stmt, params, what)?
+        .into_iter()
+        .map(|row| (row.hit.id, row))
+        .collect();
+    Ok(ids.iter().filter_map(|id| found.remove(id)).collect())
 }
 
 /// `value` as a parameter to bind back, `None` for text that is not UTF-8

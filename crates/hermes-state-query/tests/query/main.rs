@@ -6,5 +6,6 @@
 mod common;
 
 mod conversation;
+mod conversation_search;
 mod reads;
 mod sanitize;
