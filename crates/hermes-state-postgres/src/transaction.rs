@@ -30,6 +30,10 @@
 //! is run again on a new connection — whole, never continued. A connection
 //! lost while COMMIT was in flight is [`PgError::UnknownOutcome`]: never
 //! reported as success, never run again.
+//!
+//! A write's body gets a [`WriteTx`]: its transaction, and the statements
+//! prepared on its connection for the writes every host runs all the time
+//! (the lock statement, an append), parsed and planned once per connection.
 
 use std::time::{Duration, Instant};
 
