@@ -61,7 +61,7 @@ pub use migrate::{Capabilities, TRIGRAM_INDEX, known_step};
 pub use sweeps::{AutoRun, LAST_AUTO_ARCHIVE, LAST_AUTO_PRUNE};
 pub use tls::{ConnectionSecurity, RootCerts, SslMode, TlsPlan, TlsSettings, Verification};
 pub use transaction::WRITE_PATIENCE;
-pub(crate) use transaction::{Subject, WriteScope};
+pub(crate) use transaction::{Subject, WriteScope, WriteTx};
 pub use url::{
     DEFAULT_SCHEMA, MAX_POOL_SIZE, OperatorSettings, PASSFILE_VAR, PASSWORD_VAR, StoreUrl,
     validate_schema_name,
@@ -245,7 +245,7 @@ impl PgStore {
     pub(crate) fn write<T>(
         &self,
         what: &str,
-        body: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T>,
+        body: impl FnMut(&mut WriteTx<'_, '_>) -> Result<T>,
     ) -> Result<T> {
         self.write_in(what, &WriteScope::Store, body)
     }
@@ -256,7 +256,7 @@ impl PgStore {
         &self,
         what: &str,
         scope: &WriteScope<'_>,
-        body: impl FnMut(&mut postgres::Transaction<'_>) -> Result<T>,
+        body: impl FnMut(&mut WriteTx<'_, '_>) -> Result<T>,
     ) -> Result<T> {
         if self.read_only {
             return Err(PgError::ReadOnly(what.to_owned()));

@@ -2,6 +2,7 @@
 
 use hermes_state_types::stored::{self, StoredToolCalls, StoredValue};
 use hermes_state_types::{Message, NewMessage};
+use postgres::ToStatement;
 use postgres::Transaction;
 use postgres::types::{ToSql, Type};
 
@@ -9,7 +10,7 @@ use crate::content;
 use crate::error::{Context, Result};
 use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
 use crate::sessions::foreign_key_to_not_found;
-use crate::{PgStore, WriteScope};
+use crate::{PgStore, WriteScope, WriteTx};
 
 /// The columns a new message row gets, in the order of the statements'
 /// parameters (`active` is always 1).
@@ -30,6 +31,31 @@ RETURNING id"
 /// — only when the session exists (`counted` is empty otherwise, so no row
 /// is inserted and no value of the id sequence is drawn). `$21` is the
 /// message's tool calls.
+/// The parameter types of [`APPEND_MESSAGE`], in order.
+const APPEND_TYPES: [Type; 21] = [
+    Type::TEXT,   // session_id
+    Type::TEXT,   // role
+    Type::TEXT,   // content
+    Type::TEXT,   // tool_call_id
+    Type::TEXT,   // tool_calls
+    Type::TEXT,   // tool_name
+    Type::TEXT,   // effect_disposition
+    Type::FLOAT8, // timestamp
+    Type::INT8,   // token_count
+    Type::TEXT,   // finish_reason
+    Type::TEXT,   // reasoning
+    Type::TEXT,   // reasoning_content
+    Type::TEXT,   // reasoning_details
+    Type::TEXT,   // codex_reasoning_items
+    Type::TEXT,   // codex_message_items
+    Type::TEXT,   // platform_message_id
+    Type::INT8,   // observed
+    Type::TEXT,   // api_content
+    Type::TEXT,   // display_kind
+    Type::TEXT,   // display_metadata
+    Type::INT8,   // $21: the message's tool calls
+];
+
 const APPEND_MESSAGE: &str = concat!(
     "WITH counted AS (
     UPDATE sessions SET message_count = message_count + 1, tool_call_count = tool_call_count + $21
@@ -159,7 +185,7 @@ impl PgStore {
     }
 }
 
-fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result<i64> {
+fn insert(tx: &mut WriteTx<'_, '_>, message: &NewMessage, e: &Encoded) -> Result<i64> {
     // Counting first finds an unknown session before the row is inserted:
     // a refused insert would still have drawn a value of the id sequence
     // (PostgreSQL never gives one back), and the next message would skip an
@@ -167,7 +193,8 @@ fn insert(tx: &mut Transaction<'_>, message: &NewMessage, e: &Encoded) -> Result
     // gives — the original's ids, and the ids callers keep, stay the same on
     // both backends. Both in one statement: one round trip on the hot path
     // of every host.
-    run_insert(tx, APPEND_MESSAGE, message, e, Some(e.tool_call_count))?
+    let append = tx.prepared(APPEND_MESSAGE, &APPEND_TYPES)?;
+    run_insert(tx, &append, message, e, Some(e.tool_call_count))?
         .ok_or_else(|| crate::PgError::SessionNotFound(message.session_id.clone()))
 }
 
@@ -182,43 +209,43 @@ pub(crate) fn insert_row(
         .ok_or_else(|| crate::PgError::SessionNotFound(message.session_id.clone()))
 }
 
-/// Runs one of the two insert statements: typed (one round trip, nothing
-/// prepared first), with `$21` when `tool_calls` is given; the new id, or
-/// `None` when no row was inserted.
-fn run_insert(
+/// Runs one of the two insert statements (prepared, or its text sent
+/// typed: one round trip), with `$21` when `tool_calls` is given; the new
+/// id, or `None` when no row was inserted.
+fn run_insert<S: ToStatement + ?Sized>(
     tx: &mut Transaction<'_>,
-    sql: &str,
+    statement: &S,
     message: &NewMessage,
     e: &Encoded,
     tool_calls: Option<i64>,
 ) -> Result<Option<i64>> {
     let observed = i64::from(message.observed);
-    let mut params: Vec<(&(dyn ToSql + Sync), Type)> = vec![
-        (&message.session_id, Type::TEXT),
-        (&message.role, Type::TEXT),
-        (&e.content, Type::TEXT),
-        (&message.tool_call_id, Type::TEXT),
-        (&e.tool_calls, Type::TEXT),
-        (&message.tool_name, Type::TEXT),
-        (&message.effect_disposition, Type::TEXT),
-        (&e.timestamp, Type::FLOAT8),
-        (&message.token_count, Type::INT8),
-        (&message.finish_reason, Type::TEXT),
-        (&message.reasoning, Type::TEXT),
-        (&message.reasoning_content, Type::TEXT),
-        (&e.reasoning_details, Type::TEXT),
-        (&e.codex_reasoning_items, Type::TEXT),
-        (&e.codex_message_items, Type::TEXT),
-        (&message.platform_message_id, Type::TEXT),
-        (&observed, Type::INT8),
-        (&message.api_content, Type::TEXT),
-        (&message.display_kind, Type::TEXT),
-        (&e.display_metadata, Type::TEXT),
+    let mut params: Vec<&(dyn ToSql + Sync)> = vec![
+        &message.session_id,
+        &message.role,
+        &e.content,
+        &message.tool_call_id,
+        &e.tool_calls,
+        &message.tool_name,
+        &message.effect_disposition,
+        &e.timestamp,
+        &message.token_count,
+        &message.finish_reason,
+        &message.reasoning,
+        &message.reasoning_content,
+        &e.reasoning_details,
+        &e.codex_reasoning_items,
+        &e.codex_message_items,
+        &message.platform_message_id,
+        &observed,
+        &message.api_content,
+        &message.display_kind,
+        &e.display_metadata,
     ];
     if let Some(count) = &tool_calls {
-        params.push((count, Type::INT8));
+        params.push(count);
     }
-    let row = tx.query_typed_opt(sql, &params).map_err(|error| {
+    let row = tx.query_opt(statement, &params).map_err(|error| {
         foreign_key_to_not_found(error, &message.session_id, "appending a message")
     })?;
     Ok(row.map(|row| row.get(0)))

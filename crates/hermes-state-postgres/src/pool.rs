@@ -8,10 +8,11 @@
 //! [`WRITE_PATIENCE`], then gets [`PgError::PoolExhausted`] (kind `Busy`).
 //! A connection the server closed is never handed out again.
 
+use std::collections::HashMap;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
-use postgres::{Client, NoTls};
+use postgres::{Client, NoTls, Statement};
 
 use crate::error::{Context, PgError, Result};
 use crate::tls::SslMode;
@@ -32,9 +33,19 @@ pub(crate) struct Pool {
     returned: Condvar,
 }
 
+/// Statements prepared on one connection, by their text: the server
+/// parses and plans them once, not at every write (`WriteTx::prepared`).
+pub(crate) type Statements = HashMap<String, Statement>;
+
+/// A connection and the statements prepared on it.
+struct Conn {
+    client: Client,
+    statements: Statements,
+}
+
 #[derive(Default)]
 struct State {
-    idle: Vec<Client>,
+    idle: Vec<Conn>,
     /// Connections on loan, and slots taken by connections being opened.
     loaned: usize,
 }
@@ -64,13 +75,13 @@ impl Pool {
         let started = Instant::now();
         let mut state = self.state();
         loop {
-            if let Some(client) =
-                std::iter::from_fn(|| state.idle.pop()).find(|client| !client.is_closed())
+            if let Some(conn) =
+                std::iter::from_fn(|| state.idle.pop()).find(|conn| !conn.client.is_closed())
             {
                 state.loaned += 1;
                 return Ok(Pooled {
                     pool: self,
-                    client: Some(client),
+                    conn: Some(conn),
                 });
             }
             if self.limit.is_none_or(|limit| state.loaned < limit) {
@@ -94,7 +105,10 @@ impl Pool {
         match connect(&self.url, self.read_only) {
             Ok(client) => Ok(Pooled {
                 pool: self,
-                client: Some(client),
+                conn: Some(Conn {
+                    client,
+                    statements: Statements::new(),
+                }),
             }),
             Err(error) => {
                 self.state().loaned -= 1;
@@ -114,11 +128,11 @@ impl Pool {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn put_back(&self, client: Client) {
+    fn put_back(&self, conn: Conn) {
         let mut state = self.state();
         state.loaned -= 1;
-        if !client.is_closed() && state.idle.len() < self.limit.unwrap_or(MAX_IDLE) {
-            state.idle.push(client);
+        if !conn.client.is_closed() && state.idle.len() < self.limit.unwrap_or(MAX_IDLE) {
+            state.idle.push(conn);
         }
         drop(state);
         self.returned.notify_one();
@@ -164,26 +178,34 @@ pub(crate) fn connect(url: &StoreUrl, read_only: bool) -> Result<Client> {
 /// A connection on loan; it goes back to the pool when dropped.
 pub(crate) struct Pooled<'a> {
     pool: &'a Pool,
-    client: Option<Client>,
+    conn: Option<Conn>,
+}
+
+impl Pooled<'_> {
+    /// The client and the statements prepared on it, borrowed together.
+    pub(crate) fn with_statements(&mut self) -> (&mut Client, &mut Statements) {
+        let conn = self.conn.as_mut().expect("present until dropped");
+        (&mut conn.client, &mut conn.statements)
+    }
 }
 
 impl std::ops::Deref for Pooled<'_> {
     type Target = Client;
     fn deref(&self) -> &Client {
-        self.client.as_ref().expect("present until dropped")
+        &self.conn.as_ref().expect("present until dropped").client
     }
 }
 
 impl std::ops::DerefMut for Pooled<'_> {
     fn deref_mut(&mut self) -> &mut Client {
-        self.client.as_mut().expect("present until dropped")
+        &mut self.conn.as_mut().expect("present until dropped").client
     }
 }
 
 impl Drop for Pooled<'_> {
     fn drop(&mut self) {
-        if let Some(client) = self.client.take() {
-            self.pool.put_back(client);
+        if let Some(conn) = self.conn.take() {
+            self.pool.put_back(conn);
         }
     }
 }

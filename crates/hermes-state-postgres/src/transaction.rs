@@ -30,16 +30,72 @@
 //! is run again on a new connection — whole, never continued. A connection
 //! lost while COMMIT was in flight is [`PgError::UnknownOutcome`]: never
 //! reported as success, never run again.
+//!
+//! A write's body gets a [`WriteTx`]: its transaction, and the statements
+//! prepared on its connection for the writes every host runs all the time
+//! (the lock statement, an append), parsed and planned once per connection.
 
 use std::time::{Duration, Instant};
 
 use hermes_state_sqlite::retry;
 use hermes_state_types::ErrorKind;
-use postgres::Transaction;
 use postgres::types::{ToSql, Type};
+use postgres::{Statement, Transaction};
 
 use crate::error::{Context, PgError, Result};
-use crate::pool::Pool;
+use crate::pool::{Pool, Statements};
+
+/// The most statements kept prepared on one connection; past it the cache
+/// starts again (the lock statements differ by their number of keys).
+const MAX_PREPARED: usize = 64;
+
+/// A write transaction as a write's body sees it: the transaction (it
+/// dereferences to it) and the connection's prepared statements.
+pub(crate) struct WriteTx<'a, 't> {
+    tx: &'a mut Transaction<'t>,
+    statements: &'a mut Statements,
+}
+
+impl<'t> std::ops::Deref for WriteTx<'_, 't> {
+    type Target = Transaction<'t>;
+    fn deref(&self) -> &Transaction<'t> {
+        self.tx
+    }
+}
+
+impl<'t> std::ops::DerefMut for WriteTx<'_, 't> {
+    fn deref_mut(&mut self) -> &mut Transaction<'t> {
+        self.tx
+    }
+}
+
+impl WriteTx<'_, '_> {
+    /// `sql` prepared on this connection with these parameter types: by
+    /// the server once per connection, not at every run. For the
+    /// statements every host runs all the time (the locks, an append).
+    pub(crate) fn prepared(&mut self, sql: &str, types: &[Type]) -> Result<Statement> {
+        prepared(self.tx, self.statements, sql, types)
+    }
+}
+
+fn prepared(
+    tx: &mut Transaction<'_>,
+    statements: &mut Statements,
+    sql: &str,
+    types: &[Type],
+) -> Result<Statement> {
+    if let Some(statement) = statements.get(sql) {
+        return Ok(statement.clone());
+    }
+    let statement = tx
+        .prepare_typed(sql, types)
+        .context("preparing a statement")?;
+    if statements.len() >= MAX_PREPARED {
+        statements.clear();
+    }
+    statements.insert(sql.to_owned(), statement.clone());
+    Ok(statement)
+}
 
 /// How long one write may wait for the store's writer lock, over all attempts.
 pub const WRITE_PATIENCE: Duration = Duration::from_secs(15);
@@ -132,7 +188,7 @@ pub(crate) fn write<T>(
     pool: &Pool,
     what: &str,
     scope: &WriteScope<'_>,
-    mut body: impl FnMut(&mut Transaction<'_>) -> Result<T>,
+    mut body: impl FnMut(&mut WriteTx<'_, '_>) -> Result<T>,
 ) -> Result<T> {
     let started = Instant::now();
     let mut attempt = 1;
@@ -159,9 +215,10 @@ fn write_once<T>(
     what: &str,
     scope: &WriteScope<'_>,
     started: Instant,
-    body: &mut impl FnMut(&mut Transaction<'_>) -> Result<T>,
+    body: &mut impl FnMut(&mut WriteTx<'_, '_>) -> Result<T>,
 ) -> Result<T> {
-    let mut client = pool.get()?;
+    let mut pooled = pool.get()?;
+    let (client, statements) = pooled.with_statements();
     let mut tx = client.transaction().context(what)?;
     let patience = WRITE_PATIENCE
         .saturating_sub(started.elapsed())
@@ -169,15 +226,24 @@ fn write_once<T>(
         .max(1);
     let (exclusive, keys) = scope.keys(pool.url().schema());
     let timeout = format!("{patience}ms");
-    // Typed: one round trip, no statement prepared first (every write
-    // runs this).
-    let params: Vec<(&(dyn ToSql + Sync), Type)> = std::iter::once(&timeout)
+    // Every write runs it: prepared once per connection.
+    let types = vec![Type::TEXT; keys.len() + 1];
+    let lock = prepared(
+        &mut tx,
+        statements,
+        &lock_statement(exclusive, keys.len()),
+        &types,
+    )?;
+    let params: Vec<&(dyn ToSql + Sync)> = std::iter::once(&timeout)
         .chain(&keys)
-        .map(|text| (text as &(dyn ToSql + Sync), Type::TEXT))
+        .map(|text| text as &(dyn ToSql + Sync))
         .collect();
-    tx.execute_typed(&lock_statement(exclusive, keys.len()), &params)
+    tx.execute(&lock, &params)
         .context("waiting for the store's writer lock")?;
-    let value = body(&mut tx)?;
+    let value = body(&mut WriteTx {
+        tx: &mut tx,
+        statements,
+    })?;
     tx.commit().map_err(|source| {
         // A lost connection — no answer, or the server going away
         // (`57P01` on a fast shutdown) — may have come after the commit
