@@ -3,7 +3,9 @@
 //!
 //! - the binding's own pytest suite (`tests/pytest/`), and
 //! - the original's own store tests from the `hermes-agent` 0.19.0 source
-//!   distribution, downloaded at test time (`tests/original/`).
+//!   distribution, downloaded at test time (`tests/original/`), and
+//! - that release itself as the live agent on one file beside this package
+//!   (`tests/coexistence/`).
 //!
 //! They skip, printing why, only where `python3` or its `venv` module is
 //! missing (CI installs them), and the original's suite also when
@@ -16,6 +18,7 @@
 
 mod python {
     pub mod environment;
+    pub mod live_original;
     pub mod original_suite;
     pub mod own_suite;
     pub mod process;

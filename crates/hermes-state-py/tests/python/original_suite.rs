@@ -43,15 +43,9 @@ fn the_originals_store_tests_pass_except_the_listed_ones() {
             return;
         }
     };
-    let cache = environment.scratch.join("original-0.19.0");
-    let sdist = cache.join(SDIST);
-    if !sdist.exists() {
-        if std::env::var(OFFLINE_VAR).is_ok_and(|value| value == "1") {
-            println!("skipped: {OFFLINE_VAR}=1 and the {RELEASE} sdist is not downloaded yet");
-            return;
-        }
-        download(environment, &cache);
-    }
+    let Some(sdist) = sdist(environment) else {
+        return;
+    };
     let workdir = tempfile::tempdir_in(&environment.scratch).expect("a scratch folder");
     extract(environment, &sdist, workdir.path());
     std::fs::copy(
@@ -77,6 +71,40 @@ fn the_originals_store_tests_pass_except_the_listed_ones() {
          ({}):\n{report}\n{}",
         expected.display(),
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// The sdist, downloaded the first time (kept in the scratch folder);
+/// `None`, having said why, when offline and not downloaded yet.
+pub fn sdist(environment: &Environment) -> Option<std::path::PathBuf> {
+    let cache = environment.scratch.join("original-0.19.0");
+    let sdist = cache.join(SDIST);
+    if !sdist.exists() {
+        if std::env::var(OFFLINE_VAR).is_ok_and(|value| value == "1") {
+            println!("skipped: {OFFLINE_VAR}=1 and the {RELEASE} sdist is not downloaded yet");
+            return None;
+        }
+        download(environment, &cache);
+    }
+    Some(sdist)
+}
+
+/// The whole sdist into `dir` (the original's own code: `hermes_state.py`
+/// and the agent modules it imports), its top folder dropped.
+pub fn extract_all(environment: &Environment, sdist: &Path, dir: &Path) {
+    let script = "import sys, tarfile\n\
+         with tarfile.open(sys.argv[1]) as sdist:\n\
+         \x20   members = sdist.getmembers()\n\
+         \x20   for member in members:\n\
+         \x20       member.name = member.name.split('/', 1)[-1]\n\
+         \x20   sdist.extractall(sys.argv[2], members=[m for m in members if m.name], filter='data')\n";
+    run(
+        Command::new(&environment.python)
+            .arg("-c")
+            .arg(script)
+            .arg(sdist)
+            .arg(dir),
+        "extracting the original from the sdist",
     );
 }
 
