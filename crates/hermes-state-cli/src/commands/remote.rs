@@ -11,7 +11,7 @@
 
 use std::path::PathBuf;
 
-use hermes_state::{MessagePage, PostgresUrl, SessionStore, StoreLocation, open_store};
+use hermes_state::{MessagePage, PostgresUrl, StoreLocation, open_store};
 
 use crate::cli::{Cli, Command, MessagesCommand, MigrateToArgs, SessionsCommand, TitleCommand};
 use crate::commands::{command_name, listing, messages, search, to_json};
@@ -67,7 +67,7 @@ pub fn run(mut cli: Cli, url: &PostgresUrl, out: Output) -> CliResult {
         }
         Command::Messages(MessagesCommand::List(args)) => {
             let store = open()?;
-            let session = find(&ctx, store.as_ref(), &args.id)?;
+            let session = super::sessions::find_session(&ctx, store.as_ref(), &args.id)?;
             let page = MessagePage {
                 include_inactive: args.all,
                 limit: args.limit.map(i64::from),
@@ -85,7 +85,7 @@ pub fn run(mut cli: Cli, url: &PostgresUrl, out: Output) -> CliResult {
         Command::Search(args) => search::search_in(&ctx, open()?.as_ref(), &args),
         Command::Title(TitleCommand::Get(args)) => {
             let store = open()?;
-            let session = find(&ctx, store.as_ref(), &args.id)?;
+            let session = super::sessions::find_session(&ctx, store.as_ref(), &args.id)?;
             print_optional(&ctx, session.title.as_deref())
         }
         Command::Title(TitleCommand::Resolve(args)) => {
@@ -150,21 +150,6 @@ pub(super) fn not_here(ctx: &Context, what: &str) -> CliError {
         ctx.path.display()
     ))
     .hint("the server has its own tools for this (autovacuum, pg_dump, …; docs/POSTGRES.md); `hermes-state --database-url URL migrate-to sqlite:PATH` copies the store to a file")
-}
-
-/// A session by id, else by title.
-fn find(ctx: &Context, store: &dyn SessionStore, id: &str) -> CliResult<hermes_state::Session> {
-    if let Some(session) = store.get_session(id).map_err(|e| ctx.fail(&e))? {
-        return Ok(session);
-    }
-    if let Some(by_title) = store
-        .resolve_session_by_title(id)
-        .map_err(|e| ctx.fail(&e))?
-        && let Some(session) = store.get_session(&by_title).map_err(|e| ctx.fail(&e))?
-    {
-        return Ok(session);
-    }
-    Err(ctx.unknown_session(id))
 }
 
 fn print_optional(ctx: &Context, value: Option<&str>) -> CliResult {

@@ -211,20 +211,7 @@ fn a_write_that_cannot_commit_is_rolled_back_whole_when_retries_run_out() {
     use std::sync::mpsc;
     use std::time::Duration;
 
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("state.db");
-    {
-        let db = SessionDb::open(&path).expect("open");
-        db.create_session(&NewSession::new("s", "cli"))
-            .expect("create");
-        db.close().expect("close");
-    }
-    let switch = Connection::open(&path).expect("raw open");
-    let mode: String = switch
-        .query_row("PRAGMA journal_mode=DELETE", [], |row| row.get(0))
-        .expect("to rollback-journal mode");
-    assert_eq!(mode, "delete");
-    drop(switch);
+    let (dir, path) = rollback_journal_store();
     let db = SessionDb::open(&path).expect("reopen");
     // The writable connection is opened by the first write: made here, so
     // the write below is the append itself and nothing else.
@@ -333,19 +320,7 @@ fn a_first_write_whose_open_cannot_commit_gives_up_with_one_retry_budget() {
     use std::sync::mpsc;
     use std::time::Duration;
 
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("state.db");
-    {
-        let db = SessionDb::open(&path).expect("open");
-        db.create_session(&NewSession::new("s", "cli"))
-            .expect("create");
-        db.close().expect("close");
-    }
-    let switch = Connection::open(&path).expect("raw open");
-    let _: String = switch
-        .query_row("PRAGMA journal_mode=DELETE", [], |row| row.get(0))
-        .expect("to rollback-journal mode");
-    drop(switch);
+    let (_dir, path) = rollback_journal_store();
     let db = SessionDb::open(&path).expect("reopen (read side only)");
 
     let (reading_tx, reading_rx) = mpsc::channel();
@@ -380,4 +355,22 @@ fn a_first_write_whose_open_cannot_commit_gives_up_with_one_retry_budget() {
     assert_eq!(db.message_count(Some("s")).expect("count"), 0);
     db.append_message(&NewMessage::new("s", "user").content("after"))
         .expect("append after release");
+}
+
+/// A store with one session `s`, closed and switched to rollback-journal
+/// mode (where a reader's open transaction keeps a writer from committing);
+/// its folder and path.
+fn rollback_journal_store() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.db");
+    let db = SessionDb::open(&path).expect("open");
+    db.create_session(&NewSession::new("s", "cli"))
+        .expect("create");
+    db.close().expect("close");
+    let switch = hermes_state::rusqlite::Connection::open(&path).expect("raw open");
+    let mode: String = switch
+        .query_row("PRAGMA journal_mode=DELETE", [], |row| row.get(0))
+        .expect("to rollback-journal mode");
+    assert_eq!(mode, "delete");
+    (dir, path)
 }
