@@ -1,0 +1,2 @@
+//! The integration tests of the contract crate, in one binary: a module
+//! per subject.
