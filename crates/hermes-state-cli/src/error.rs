@@ -101,8 +101,8 @@ impl CliError {
     fn schema_too_new(what: &str, path: &Path, error: &hermes_state::Error) -> Self {
         use hermes_state::SchemaError;
         let shown = path.display().to_string();
-        let found = match error {
-            hermes_state::Error::Schema(SchemaError::SchemaTooNew {
+        let found = match error.downcast_backend::<SchemaError>() {
+            Some(SchemaError::SchemaTooNew {
                 what: found,
                 supported,
                 ..

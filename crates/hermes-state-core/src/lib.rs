@@ -15,3 +15,13 @@
 //! deployment, a protocol crate or a dashboard use the contract without
 //! linking a database it does not use (tidy test
 //! `core_crate_links_no_database` in `xtask`).
+
+pub mod cleanup;
+mod error;
+pub mod export;
+pub mod gateway;
+mod original;
+pub mod titles;
+
+pub use error::{Backend, BackendFailure, Error, Result};
+pub use original::OriginalError;

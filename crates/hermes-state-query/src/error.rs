@@ -80,3 +80,39 @@ pub(crate) fn is_sql_error(error: &rusqlite::Error) -> bool {
 /// The context trait of the SQLite base, under the name this crate's
 /// modules use.
 pub(crate) use hermes_state_sqlite::Context as QueryContext;
+
+/// A read failure is a backend failure of the SQLite store, except the two
+/// the original raises as Python exceptions of its own, which become the
+/// contract's `TypeError` and `InvalidValue`.
+impl hermes_state_core::BackendFailure for QueryError {
+    fn kind(&self) -> ErrorKind {
+        QueryError::kind(self)
+    }
+
+    fn original_class(&self) -> Option<hermes_state_core::OriginalError> {
+        match self {
+            QueryError::Sqlite(error) => hermes_state_core::BackendFailure::original_class(error),
+            _ => None,
+        }
+    }
+
+    fn constraint_message(&self) -> Option<String> {
+        match self {
+            QueryError::Sqlite(error) => {
+                hermes_state_core::BackendFailure::constraint_message(error)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl From<QueryError> for hermes_state_core::Error {
+    fn from(error: QueryError) -> Self {
+        match error {
+            QueryError::TypeError(text) => hermes_state_core::Error::TypeError(text),
+            QueryError::ValueError(text) => hermes_state_core::Error::InvalidValue(text),
+            QueryError::Sqlite(error) => error.into(),
+            other => hermes_state_core::Error::backend(other),
+        }
+    }
+}

@@ -6,19 +6,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{QueryContext, QueryError};
 
-/// The longest title accepted, in code points (after normalisation).
-pub const MAX_TITLE_CHARS: usize = 100;
-
-/// Why a title was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TitleError {
-    /// Longer than [`MAX_TITLE_CHARS`] after normalisation.
-    #[error("Title too long ({chars} chars, max {MAX_TITLE_CHARS})")]
-    TooLong {
-        /// Code points after normalisation.
-        chars: usize,
-    },
-}
+pub use hermes_state_core::titles::{MAX_TITLE_CHARS, TitleError};
 
 /// Normalises a title as the original (`api.md` §6.1): control and invisible
 /// formatting characters removed, whitespace runs collapsed to one space,

@@ -96,3 +96,27 @@ impl SchemaError {
         }
     }
 }
+
+/// A schema failure is a backend failure of the SQLite store; its
+/// constraint failures are classed by SQLite's code, as every SQLite one.
+impl hermes_state_core::BackendFailure for SchemaError {
+    fn kind(&self) -> ErrorKind {
+        SchemaError::kind(self)
+    }
+
+    fn original_class(&self) -> Option<hermes_state_core::OriginalError> {
+        self.sqlite_source()
+            .and_then(hermes_state_sqlite::contract_error::constraint_class)
+    }
+
+    fn constraint_message(&self) -> Option<String> {
+        self.sqlite_source()
+            .and_then(hermes_state_sqlite::contract_error::constraint_text)
+    }
+}
+
+impl From<SchemaError> for hermes_state_core::Error {
+    fn from(error: SchemaError) -> Self {
+        hermes_state_core::Error::backend(error)
+    }
+}

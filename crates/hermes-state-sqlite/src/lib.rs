@@ -22,6 +22,7 @@ pub mod affinity;
 pub mod catalog;
 pub mod cjk;
 pub mod connection;
+pub mod contract_error;
 pub mod error;
 pub mod names;
 pub mod retry;

@@ -40,7 +40,7 @@ impl SessionDb {
             rusqlite::Error::MultipleStatement => Error::InvalidInput(
                 "one statement at a time (the text holds more than one)".to_owned(),
             ),
-            other => Error::sqlite("preparing the query", other),
+            other => crate::error::sqlite("preparing the query", other),
         })?;
         if !stmt.readonly() {
             return Err(Error::InvalidInput(
@@ -54,10 +54,10 @@ impl SessionDb {
         let mut truncated = false;
         let mut cursor = stmt
             .query([])
-            .map_err(|error| Error::sqlite("running the query", error))?;
+            .map_err(|error| crate::error::sqlite("running the query", error))?;
         while let Some(row) = cursor
             .next()
-            .map_err(|error| Error::sqlite("running the query", error))?
+            .map_err(|error| crate::error::sqlite("running the query", error))?
         {
             if max_rows.is_some_and(|max| rows.len() >= max) {
                 truncated = true;
@@ -67,7 +67,7 @@ impl SessionDb {
                 .map(|index| {
                     row.get_ref(index)
                         .map(owned)
-                        .map_err(|error| Error::sqlite("reading a row", error))
+                        .map_err(|error| crate::error::sqlite("reading a row", error))
                 })
                 .collect::<Result<Vec<_>>>()?;
             rows.push(values);

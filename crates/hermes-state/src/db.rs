@@ -291,11 +291,11 @@ impl SessionDb {
             Err(SchemaError::Sqlite(SqliteError { source, .. }))
                 if sqlite_error_kind(&source) == ErrorKind::Busy =>
             {
-                return Err(Error::Busy {
-                    context: "opening the store for writing".to_owned(),
-                    attempts: retry::MAX_ATTEMPTS,
+                return Err(crate::error::busy(
+                    "opening the store for writing",
+                    retry::MAX_ATTEMPTS,
                     source,
-                });
+                ));
             }
             other => other?,
         };
@@ -403,7 +403,7 @@ impl SessionDb {
             if let Some(conn) = conns.writer.take() {
                 let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
                 conn.close()
-                    .map_err(|(_, source)| Error::sqlite("closing the store", source))?;
+                    .map_err(|(_, source)| crate::error::sqlite("closing the store", source))?;
             }
             readers
         })
@@ -652,7 +652,13 @@ impl SessionDb {
                 Ok(value) => return Ok(value),
                 // A budget spent below (opening the writable connection) is
                 // not spent again.
-                Err(error @ Error::Busy { .. }) => return Err(error),
+                Err(error)
+                    if error
+                        .downcast_backend::<crate::error::BusyError>()
+                        .is_some() =>
+                {
+                    return Err(error);
+                }
                 Err(error) if error.kind() == ErrorKind::Busy => {
                     if attempt >= retry::MAX_ATTEMPTS {
                         return Err(give_up(what, attempt, error));
@@ -716,9 +722,15 @@ impl SessionDb {
         retry::with_retries(
             || {
                 self.with_writable_connection(what, |conn| {
-                    let mut stmt = conn.prepare(sql).map_err(|e| Error::sqlite(what, e))?;
-                    let mut rows = stmt.query([]).map_err(|e| Error::sqlite(what, e))?;
-                    while rows.next().map_err(|e| Error::sqlite(what, e))?.is_some() {}
+                    let mut stmt = conn
+                        .prepare(sql)
+                        .map_err(|e| crate::error::sqlite(what, e))?;
+                    let mut rows = stmt.query([]).map_err(|e| crate::error::sqlite(what, e))?;
+                    while rows
+                        .next()
+                        .map_err(|e| crate::error::sqlite(what, e))?
+                        .is_some()
+                    {}
                     Ok(())
                 })
             },
@@ -757,7 +769,7 @@ impl SessionDb {
                     hermes_state_schema::fts::CJK_PROGRESS_KEY,
                 ],
             )
-            .map_err(|e| Error::sqlite("clearing FTS rebuild markers", e))?;
+            .map_err(|e| crate::error::sqlite("clearing FTS rebuild markers", e))?;
             Ok(())
         })
     }
@@ -789,13 +801,9 @@ fn existing_reader(path: &Path) -> Result<Option<(Connection, FileShape)>> {
 }
 
 fn give_up(what: &str, attempts: u32, error: Error) -> Error {
-    match error {
-        Error::Sqlite(SqliteError { source, .. }) => Error::Busy {
-            context: what.to_owned(),
-            attempts,
-            source,
-        },
-        other => other,
+    match error.into_backend::<SqliteError>() {
+        Ok(SqliteError { source, .. }) => crate::error::busy(what, attempts, source),
+        Err(other) => other,
     }
 }
 
@@ -803,7 +811,5 @@ fn give_up(what: &str, attempts: u32, error: Error) -> Error {
 /// one; see `hermes_state_sqlite::is_fts_corruption`).
 fn is_fts_corruption(error: &Error) -> bool {
     error.kind() == ErrorKind::Corrupt
-        && error
-            .sqlite_source()
-            .is_some_and(hermes_state_sqlite::is_fts_corruption)
+        && crate::error::sqlite_source(error).is_some_and(hermes_state_sqlite::is_fts_corruption)
 }

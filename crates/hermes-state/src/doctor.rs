@@ -104,7 +104,7 @@ fn check_fts(
         match retry::with_retries(|| conn.execute_batch(&sql), sqlite_error_kind) {
             Ok(()) => Ok(()),
             Err(error) if sqlite_error_kind(&error) == ErrorKind::Busy => {
-                return Err(crate::Error::sqlite("checking an FTS index", error));
+                return Err(crate::error::sqlite("checking an FTS index", error));
             }
             Err(error) => Err(error.to_string()),
         }

@@ -69,7 +69,7 @@ impl SessionDb {
                 .query_row("SELECT version FROM schema_version LIMIT 1", [], |r| {
                     r.get(0)
                 })
-                .map_err(|e| Error::sqlite("reading schema_version", e))?;
+                .map_err(|e| crate::error::sqlite("reading schema_version", e))?;
             if version.is_some_and(|v| v > hermes_state_types::SCHEMA_VERSION) {
                 return Err(Error::InvalidInput(format!(
                     "schema_version {} is newer than 23: its CJK index belongs to the newer release",

@@ -124,18 +124,18 @@ enum Outcome {
 
 impl Outcome {
     fn failed(error: &Error) -> Outcome {
-        let (code, message) = match error {
-            Error::Sqlite(SqliteError {
+        let (code, message) = match error.downcast_backend::<SqliteError>() {
+            Some(SqliteError {
                 source: rusqlite::Error::SqliteFailure(code, message),
                 ..
             }) => (*code, message.clone()),
-            other => (
-                rusqlite::ffi::Error::new(if other.kind() == ErrorKind::Busy {
+            _ => (
+                rusqlite::ffi::Error::new(if error.kind() == ErrorKind::Busy {
                     rusqlite::ffi::SQLITE_BUSY
                 } else {
                     rusqlite::ffi::SQLITE_ERROR
                 }),
-                Some(other.to_string()),
+                Some(error.to_string()),
             ),
         };
         Outcome::Failed {
@@ -162,7 +162,7 @@ impl Outcome {
                 context,
                 code,
                 message,
-            } => Err(Error::sqlite(
+            } => Err(crate::error::sqlite(
                 context,
                 rusqlite::Error::SqliteFailure(code, message),
             )),
@@ -174,7 +174,7 @@ impl Outcome {
 /// transaction (under another operation): a lock-kind error, so the write
 /// path runs the member's write again.
 fn rolled_back_error() -> Error {
-    Error::sqlite(
+    crate::error::sqlite(
         ROLLED_BACK,
         rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),

@@ -50,7 +50,7 @@ pub use doctor::{
     CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsCheck, FtsNote,
     FtsTableCheck, LineageCycle, OrphanedMessages,
 };
-pub use error::{Error, OriginalError, Result};
+pub use error::{BusyError, Error, OriginalError, Result};
 pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary,
     IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, SessionExport,
@@ -58,6 +58,7 @@ pub use export::{
 pub use fts_steps::StoragePhase;
 pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
+pub use hermes_state_core::{Backend, BackendFailure};
 /// The PostgreSQL backend (feature `postgres`).
 #[cfg(feature = "postgres")]
 pub use hermes_state_postgres as postgres;

@@ -226,7 +226,7 @@ fn remove_if_still_ours(created: &std::fs::File, target: &Path) {
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> Error {
-    Error::Schema(SchemaError::Io {
+    Error::from(SchemaError::Io {
         path: path.to_owned(),
         source,
     })
@@ -234,17 +234,13 @@ fn io_error(path: &Path, source: std::io::Error) -> Error {
 
 /// A lock error that outlasted every retry, as the write path reports it.
 fn gave_up(what: &str, error: Error) -> Error {
-    match error {
-        Error::Sqlite(hermes_state_sqlite::SqliteError { source, .. })
-            if hermes_state_sqlite::sqlite_error_kind(&source)
-                == hermes_state_types::ErrorKind::Busy =>
-        {
-            Error::Busy {
-                context: what.to_owned(),
-                attempts: retry::MAX_ATTEMPTS,
-                source,
-            }
+    if error.kind() != hermes_state_types::ErrorKind::Busy {
+        return error;
+    }
+    match error.into_backend::<hermes_state_sqlite::SqliteError>() {
+        Ok(hermes_state_sqlite::SqliteError { source, .. }) => {
+            crate::error::busy(what, retry::MAX_ATTEMPTS, source)
         }
-        other => other,
+        Err(other) => other,
     }
 }

@@ -82,11 +82,34 @@ pub(crate) fn claim_automatic_repair(path: &Path) -> bool {
 
 /// The SQLite error inside `error`, if it has one.
 fn sqlite_error(error: &Error) -> Option<&SqliteError> {
-    match error {
-        Error::Sqlite(error)
-        | Error::Schema(SchemaError::Sqlite(error))
-        | Error::Query(QueryError::Sqlite(error)) => Some(error),
+    if let Some(error) = error.downcast_backend::<SqliteError>() {
+        return Some(error);
+    }
+    if let Some(SchemaError::Sqlite(error)) = error.downcast_backend::<SchemaError>() {
+        return Some(error);
+    }
+    match error.downcast_backend::<QueryError>() {
+        Some(QueryError::Sqlite(error)) => Some(error),
         _ => None,
+    }
+}
+
+/// The SQLite error inside `error`, taken out, if it has one; `error`
+/// unchanged otherwise.
+fn into_sqlite_error(error: Error) -> std::result::Result<SqliteError, Error> {
+    let error = match error.into_backend::<SqliteError>() {
+        Ok(error) => return Ok(error),
+        Err(error) => error,
+    };
+    let error = match error.into_backend::<SchemaError>() {
+        Ok(SchemaError::Sqlite(error)) => return Ok(error),
+        Ok(other) => return Err(Error::from(other)),
+        Err(error) => error,
+    };
+    match error.into_backend::<QueryError>() {
+        Ok(QueryError::Sqlite(error)) => Ok(error),
+        Ok(other) => Err(Error::from(other)),
+        Err(error) => Err(error),
     }
 }
 
@@ -97,7 +120,7 @@ pub(crate) fn is_malformed(error: &Error) -> bool {
 
 /// A `SQLITE_CORRUPT` error, with what was being done and the hint.
 fn corrupt(context: String, source: rusqlite::Error) -> Error {
-    Error::Sqlite(SqliteError::new(context, source))
+    Error::from(SqliteError::new(context, source))
 }
 
 /// The error a read of a file with a malformed schema returns
@@ -117,13 +140,9 @@ pub(crate) fn naming_the_repair(error: Error) -> Error {
     if !is_malformed(&error) {
         return error;
     }
-    match error {
-        Error::Sqlite(SqliteError { context, source })
-        | Error::Schema(SchemaError::Sqlite(SqliteError { context, source }))
-        | Error::Query(QueryError::Sqlite(SqliteError { context, source })) => {
-            corrupt(format!("{context}; {REPAIR_HINT}"), source)
-        }
-        other => other,
+    match into_sqlite_error(error) {
+        Ok(SqliteError { context, source }) => corrupt(format!("{context}; {REPAIR_HINT}"), source),
+        Err(other) => other,
     }
 }
 

@@ -174,7 +174,7 @@ impl ReaderPool {
         let mut outcome = Ok(());
         for reader in idle {
             if let Err((_, source)) = reader.conn.close() {
-                outcome = Err(Error::sqlite("closing a read connection", source));
+                outcome = Err(crate::error::sqlite("closing a read connection", source));
             }
         }
         outcome

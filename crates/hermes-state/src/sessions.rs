@@ -239,7 +239,7 @@ pub(crate) fn foreign_key_to_not_found(
     if is_foreign_key {
         Error::SessionNotFound(session_id.to_owned())
     } else {
-        Error::sqlite(what, error)
+        crate::error::sqlite(what, error)
     }
 }
 

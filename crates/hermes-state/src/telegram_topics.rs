@@ -49,7 +49,8 @@ const BIND: &str = "INSERT INTO telegram_dm_topic_bindings (
         updated_at = excluded.updated_at";
 
 fn has_table(conn: &Connection, table: &str) -> Result<bool> {
-    object_exists(conn, "table", table).map_err(|e| Error::Query(e.into()))
+    object_exists(conn, "table", table)
+        .map_err(|e| Error::from(hermes_state_query::QueryError::from(e)))
 }
 
 impl SessionDb {

@@ -1,2 +1,4 @@
 //! The integration tests of the contract crate, in one binary: a module
 //! per subject.
+
+mod error;

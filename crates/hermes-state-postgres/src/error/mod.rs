@@ -1,5 +1,6 @@
 //! The backend's one error type, classified by SQLSTATE, never by message text.
 
+mod contract;
 mod server;
 
 use hermes_state_types::ErrorKind;

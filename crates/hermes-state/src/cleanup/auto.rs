@@ -1,11 +1,13 @@
 //! The automatic maintenance runs (`api.md` §11.4): at most once per
 //! interval, remembered in `state_meta`, never failing the caller.
 
-use std::path::PathBuf;
-
 use hermes_state_query::rich_listing::idle_cutoff;
+use hermes_state_types::pyjson;
 use hermes_state_types::pyvalue::float_from_text;
-use hermes_state_types::{ErrorKind, pyjson};
+
+pub use hermes_state_core::cleanup::{
+    AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport,
+};
 
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
@@ -16,87 +18,6 @@ use crate::rich_listing::archive_stale;
 const LAST_AUTO_PRUNE: &str = "last_auto_prune";
 /// `state_meta` key of the last automatic archive run.
 const LAST_AUTO_ARCHIVE: &str = "last_auto_archive";
-
-/// The arguments of [`SessionDb::maybe_auto_prune_and_vacuum`], with the
-/// original's defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AutoPruneOptions {
-    /// Prune ended sessions started more than this many days ago (default 90).
-    pub retention_days: f64,
-    /// Do nothing if the last run is more recent than this (default 24).
-    pub min_interval_hours: f64,
-    /// `VACUUM` after a prune that removed something (default true).
-    pub vacuum: bool,
-    /// Transcript folder, as [`PruneOptions::sessions_dir`].
-    pub sessions_dir: Option<PathBuf>,
-}
-
-impl Default for AutoPruneOptions {
-    fn default() -> Self {
-        AutoPruneOptions {
-            retention_days: 90.0,
-            min_interval_hours: 24.0,
-            vacuum: true,
-            sessions_dir: None,
-        }
-    }
-}
-
-/// What [`SessionDb::maybe_auto_prune_and_vacuum`] did: the original's
-/// `{"skipped", "pruned", "vacuumed"}` (+ `"error"`).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct AutoPruneReport {
-    /// The last run was too recent: nothing was done.
-    pub skipped: bool,
-    /// Sessions pruned.
-    pub pruned: usize,
-    /// Whether the store was vacuumed.
-    pub vacuumed: bool,
-    /// Why the run failed, if it did (nothing is raised).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The kind of that failure, to match on.
-    #[serde(skip)]
-    pub error_kind: Option<ErrorKind>,
-}
-
-/// The arguments of [`SessionDb::maybe_auto_archive`], with the original's
-/// defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AutoArchiveOptions {
-    /// Archive sessions idle for more than this many days (default 3).
-    pub idle_days: f64,
-    /// Do nothing if the last run is more recent than this (default 24).
-    pub min_interval_hours: f64,
-    /// Leave pinned sessions alone (default true).
-    pub exclude_pinned: bool,
-}
-
-impl Default for AutoArchiveOptions {
-    fn default() -> Self {
-        AutoArchiveOptions {
-            idle_days: 3.0,
-            min_interval_hours: 24.0,
-            exclude_pinned: true,
-        }
-    }
-}
-
-/// What [`SessionDb::maybe_auto_archive`] did: the original's
-/// `{"skipped", "archived"}` (+ `"error"`).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct AutoArchiveReport {
-    /// The last run was too recent: nothing was done.
-    pub skipped: bool,
-    /// Sessions archived.
-    pub archived: usize,
-    /// Why the run failed, if it did (nothing is raised).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    /// The kind of that failure, to match on.
-    #[serde(skip)]
-    pub error_kind: Option<ErrorKind>,
-}
 
 impl SessionDb {
     /// Prunes old ended sessions and gives the space back, at most once per

@@ -7,9 +7,10 @@
 //! transaction.
 
 use rusqlite::Connection;
-use serde::Serialize;
 
 use hermes_state_query::import_links::{SqliteLinks, plan_parent_links};
+
+pub use hermes_state_core::cleanup::{RefusedSession, SessionsImportReport};
 
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
@@ -21,73 +22,6 @@ mod rows;
 
 use payload::Checked;
 use rows::{MESSAGE_COLUMNS, Prepared, Row, SESSION_COLUMNS};
-
-/// What [`SessionDb::import_sessions`] did: the original's dict. Serialised
-/// with serde it is that dict, key for key: `{"ok", "imported", "skipped",
-/// "detached", "imported_ids", "skipped_ids", "errors"}` after a write, and
-/// `{"ok": false, "imported": 0, "skipped": 0, "detached": 0, "errors"}`
-/// (no id lists) when a session was refused.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SessionsImportReport {
-    /// False when a session was refused; then nothing was written, the
-    /// counts are 0 and the id lists absent.
-    pub ok: bool,
-    /// Sessions written.
-    pub imported: usize,
-    /// Sessions left out because the store already has their id.
-    pub skipped: usize,
-    /// Written sessions whose parent is missing (or would close a cycle):
-    /// they stay roots, `parent_session_id` NULL.
-    pub detached: usize,
-    /// The ids written, in payload order (as normalised: `str(id).strip()`);
-    /// `None` when a session was refused.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub imported_ids: Option<Vec<String>>,
-    /// The ids skipped, in payload order; `None` when a session was refused.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skipped_ids: Option<Vec<String>>,
-    /// Each refused session, in payload order (empty when `ok`).
-    pub errors: Vec<RefusedSession>,
-}
-
-/// A session [`SessionDb::import_sessions`] refused: the original's
-/// `{"index", "session_id", "error"}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct RefusedSession {
-    /// Its position in the payload, from 0.
-    pub index: usize,
-    /// Its id as normalised; `None` (no key) when it has none, or is not
-    /// an object.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_id: Option<String>,
-    /// The original's text, e.g. `session id is required`,
-    /// `duplicate session id`, `title must be a string`,
-    /// `messages[2].role must be a non-empty string`.
-    pub error: String,
-}
-
-impl SessionsImportReport {
-    /// The report of a payload with refused sessions.
-    fn refused(errors: Vec<RefusedSession>) -> SessionsImportReport {
-        SessionsImportReport {
-            errors,
-            ..SessionsImportReport::default()
-        }
-    }
-
-    /// The report of a written import.
-    fn written(imported_ids: Vec<String>, skipped_ids: Vec<String>, detached: usize) -> Self {
-        SessionsImportReport {
-            ok: true,
-            imported: imported_ids.len(),
-            skipped: skipped_ids.len(),
-            detached,
-            imported_ids: Some(imported_ids),
-            skipped_ids: Some(skipped_ids),
-            errors: Vec::new(),
-        }
-    }
-}
 
 impl SessionDb {
     /// Restores sessions from the original's export shape (`api.md` §11.2):

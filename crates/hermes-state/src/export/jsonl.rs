@@ -244,7 +244,7 @@ pub(super) fn unhex(text: &str) -> Option<Vec<u8>> {
 }
 
 pub(super) fn io_error(what: &str, source: std::io::Error) -> Error {
-    Error::Schema(SchemaError::Io {
+    Error::from(SchemaError::Io {
         path: PathBuf::from(what),
         source,
     })

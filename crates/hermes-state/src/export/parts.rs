@@ -8,27 +8,11 @@ use std::ops::ControlFlow;
 use hermes_state_query::messages::for_each_message;
 use hermes_state_query::rows::session_from_row;
 use hermes_state_query::values::real;
-use hermes_state_types::Message;
 use rusqlite::Connection;
 
-use super::{SESSIONS_BY_LAST_ACTIVE, SessionExport, in_read_transaction};
+use super::{ExportPart, SESSIONS_BY_LAST_ACTIVE, SessionExport, in_read_transaction};
 use crate::db::SessionDb;
 use crate::error::{Result, WriteContext};
-
-/// One part of an export walk.
-#[derive(Debug, Clone, PartialEq)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "each part is moved once into the caller's callback; boxing would allocate once per message"
-)]
-pub enum ExportPart {
-    /// A session starts: its row and `last_active`, `messages` empty.
-    Session(SessionExport),
-    /// One of its active messages, in id order.
-    Message(Message),
-    /// The session's messages are done.
-    SessionEnd,
-}
 
 impl SessionDb {
     /// What [`SessionDb::export_all`] returns, in parts: for each session in
