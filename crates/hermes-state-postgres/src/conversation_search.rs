@@ -9,11 +9,11 @@
 //! valid JSON, so they are tested by the query crate's [`has_marker`] on
 //! the row SQL returns, as in `lookups`.
 
-use hermes_state_query::conversation_search::{
+use hermes_state_core::conversation_search::{
     ConversationHit, ConversationScope, ConversationSource, group_conversations,
 };
-use hermes_state_query::lookups::has_marker;
-use hermes_state_query::search::{SearchHit, SearchOptions};
+use hermes_state_core::lookups::has_marker;
+use hermes_state_core::search::{SearchHit, SearchOptions};
 use postgres::Transaction;
 
 use crate::PgStore;

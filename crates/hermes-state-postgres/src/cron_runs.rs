@@ -4,7 +4,7 @@
 //! the `C` collation, so this is byte order: the ids starting with
 //! `cron_<job_id>_`, case-sensitively).
 
-use hermes_state_query::rich_listing::{RichSession, cron_id_range};
+use hermes_state_core::rich_listing::{RichSession, cron_id_range};
 
 use crate::PgStore;
 use crate::error::{Context, Result};

@@ -9,7 +9,7 @@
 //! orders them; the v23 data model declares `delegation_id` without a
 //! collation, so the order says it.
 
-use hermes_state_query::coordination::{Delegation, DelegationFilter};
+use hermes_state_core::coordination::{Delegation, DelegationFilter};
 use hermes_state_types::NewDelegation;
 use postgres::Row;
 use postgres::types::ToSql;

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use hermes_state_query::prune::remove_transcripts;
+use hermes_state_core::prune::remove_transcripts;
 use postgres::Transaction;
 use serde_json::Value;
 

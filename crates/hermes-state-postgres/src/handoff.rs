@@ -4,7 +4,7 @@
 //! gateways never run the same handoff. Each call is one transaction under
 //! the session's key (`crate::transaction`).
 
-use hermes_state_query::session_updates::{HandoffState, handoff_error_text};
+use hermes_state_core::session_updates::{HandoffState, handoff_error_text};
 use hermes_state_types::Session;
 
 use crate::error::{Context, Result};

@@ -338,7 +338,7 @@ fn bind(
         // as content becomes the text TEXT affinity makes of it.
         let written;
         let value = if column.kind == ColumnKind::Content {
-            written = content::as_written(value.clone())?;
+            written = content::as_written(value.clone());
             &written
         } else {
             value

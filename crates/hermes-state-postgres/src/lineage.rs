@@ -3,9 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use hermes_state_query::lineage::LineageEntry;
-use hermes_state_query::sessions::MAX_LINEAGE_STEPS;
-use hermes_state_query::titles::{escape_like, next_numbered_title, split_numbered};
+use hermes_state_core::lineage::LineageEntry;
+use hermes_state_core::sessions::MAX_LINEAGE_STEPS;
+use hermes_state_core::titles::{escape_like, next_numbered_title, split_numbered};
 use postgres::{Row, Transaction};
 
 use crate::PgStore;

@@ -1,6 +1,6 @@
 //! Recent sessions with a preview and their last activity (`api.md` §10).
 
-use hermes_state_query::listing::{DEFAULT_LIST_LIMIT, ListFilter, SessionListing};
+use hermes_state_core::listing::{DEFAULT_LIST_LIMIT, ListFilter, SessionListing};
 
 use crate::PgStore;
 use crate::error::{Context, Result};

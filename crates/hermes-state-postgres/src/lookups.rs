@@ -9,11 +9,11 @@
 
 use std::collections::HashSet;
 
-use hermes_state_query::lookups::{MAX_RESUME_STEPS, escape_like, has_marker};
-use hermes_state_query::message_reads::{
+use hermes_state_core::lookups::{MAX_RESUME_STEPS, escape_like, has_marker};
+use hermes_state_core::message_reads::{
     AnchoredView, MessagesAround, RecentUserMessage, anchored_view, preview,
 };
-use hermes_state_query::sessions::MAX_LINEAGE_STEPS;
+use hermes_state_core::sessions::MAX_LINEAGE_STEPS;
 use hermes_state_types::{Message, Session, stored};
 use postgres::Transaction;
 

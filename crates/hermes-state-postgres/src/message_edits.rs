@@ -8,7 +8,7 @@
 //! `message_count` counts the rows that are not compacted away: a rewind
 //! keeps it, a replacement or a compaction sets it to the rows inserted.
 
-use hermes_state_query::message_reads::{RewindResult, raw_tool_calls, replacement_messages};
+use hermes_state_core::message_reads::{RewindResult, raw_tool_calls, replacement_messages};
 use hermes_state_types::{Message, NewMessage};
 use postgres::Transaction;
 

@@ -2,10 +2,10 @@
 //! a session's messages (§11.5). The conversation is built by the query
 //! crate's pure `build_conversation`, shared with the SQLite backend.
 
-use hermes_state_query::MessagePage;
-use hermes_state_query::QueryError;
-use hermes_state_query::conversation::build_conversation;
-use hermes_state_query::messages::{
+use hermes_state_core::conversation::build_conversation;
+use hermes_state_core::conversation_repair::RepairError;
+use hermes_state_core::messages::MessagePage;
+use hermes_state_core::messages::{
     ResumeConversations, ancestor_display_prefix, resume_conversations,
 };
 use hermes_state_types::{ConversationMessage, Message};
@@ -89,7 +89,7 @@ impl PgStore {
 
     /// The two histories of a resume (the original's
     /// `get_resume_conversations`), from one read of the lineage's active
-    /// messages, built by the query crate's rule as on SQLite.
+    /// messages, built by the contract crate's rule as on SQLite.
     pub fn get_resume_conversations(&self, session_id: &str) -> Result<ResumeConversations> {
         let (_, rows) = self.lineage_messages(session_id)?;
         resume_conversations(&rows, session_id).map_err(repair_error)
@@ -164,9 +164,6 @@ impl PgStore {
 
 /// The conversation repair's failure as this crate's error (the original's
 /// `TypeError`).
-fn repair_error(error: QueryError) -> PgError {
-    match error {
-        QueryError::TypeError(text) => PgError::TypeError(text),
-        other => PgError::InvalidInput(other.to_string()),
-    }
+fn repair_error(error: RepairError) -> PgError {
+    PgError::TypeError(error.0)
 }

@@ -88,7 +88,7 @@ impl Encoded {
             count: tool_call_count,
         } = stored::encode_tool_calls(message.tool_calls.as_ref());
         let value = match message.content.as_ref() {
-            Some(c) => content::as_written(stored::encode_content(c))?,
+            Some(c) => content::as_written(stored::encode_content(c)),
             None => StoredValue::Null,
         };
         let what = format!("a message of session {:?}", message.session_id);
@@ -157,7 +157,7 @@ impl PgStore {
     /// The number of messages of one session, or of the whole store.
     pub fn message_count(&self, session_id: Option<&str>) -> Result<i64> {
         self.read(|tx| {
-            let row = match hermes_state_query::messages::counted_session(session_id) {
+            let row = match hermes_state_core::messages::counted_session(session_id) {
                 Some(id) => tx.query_one(
                     "SELECT count(*) FROM messages WHERE session_id = $1",
                     &[&id],

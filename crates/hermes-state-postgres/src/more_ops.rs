@@ -12,9 +12,9 @@
 
 use std::collections::HashSet;
 
-use hermes_state_query::compression_lineage::{LineageNode, LineageReads, compression_lineage};
-use hermes_state_query::lookups::{PeerLookup, SessionActivity, has_marker};
-use hermes_state_query::rich_listing::{self, RichSession, SessionCwd};
+use hermes_state_core::compression_lineage::{LineageNode, LineageReads, compression_lineage};
+use hermes_state_core::lookups::{PeerLookup, SessionActivity, has_marker};
+use hermes_state_core::rich_listing::{self, RichSession, SessionCwd};
 use hermes_state_types::{Content, Session, stored};
 use postgres::Transaction;
 use serde_json::Value;
@@ -77,7 +77,7 @@ impl PgStore {
 
     /// `api.md` §9.2: the compression chain through `session_id`, root
     /// first, by the query crate's rule
-    /// ([`hermes_state_query::compression_lineage`]); `[]` for an unknown id.
+    /// ([`hermes_state_core::compression_lineage`]); `[]` for an unknown id.
     pub fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>> {
         self.read(|tx| compression_lineage(&mut PgLineage { tx }, session_id))
     }
@@ -109,7 +109,7 @@ impl PgStore {
     /// `api.md` §10.4: the picker's conversations whose id (or the id of a
     /// session of their compression chain) contains `query`, ranked exact
     /// id, then prefix, then substring, at most `limit` (the SQLite
-    /// backend's rules: `hermes_state_query::rich_listing`'s
+    /// backend's rules: `hermes_state_core::rich_listing`'s
     /// `id_search_options` and `rank_by_id`).
     pub fn search_sessions_by_id(
         &self,
@@ -153,7 +153,7 @@ impl PgStore {
             None => None,
             // Content PostgreSQL cannot hold (a NUL) is in no row here.
             Some(c) => {
-                match content::to_pg(&content::as_written(stored::encode_content(c))?, WHAT) {
+                match content::to_pg(&content::as_written(stored::encode_content(c)), WHAT) {
                     Ok(Some(text)) => Some(text),
                     Ok(None) => None,
                     Err(_) => return Ok(0),
@@ -228,7 +228,7 @@ impl PgStore {
 /// Archives the sessions idle since before `idle_before` with their
 /// compression lineages, inside the caller's transaction; returns how many
 /// were selected. The one idle-session rule of `archive_stale_sessions`
-/// and `maybe_auto_archive` (`hermes_state_query::rich_listing::stale_session_ids`).
+/// and `maybe_auto_archive` (`hermes_state_core::rich_listing::stale_session_ids`).
 pub(crate) fn archive_stale(
     tx: &mut Transaction<'_>,
     idle_before: f64,

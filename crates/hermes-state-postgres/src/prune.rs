@@ -1,11 +1,11 @@
 //! Pruning old sessions (`api.md` §11.3) with the selection of the SQLite
-//! backend (`hermes_state_query::prune`), spelled for PostgreSQL with bound
+//! backend (`hermes_state_core::prune`), spelled for PostgreSQL with bound
 //! parameters only. SQLite's `LIKE` and `LOWER` fold ASCII case only; here
 //! both sides are folded with `translate` over `A`–`Z`, which is exactly
 //! that. The original's `LIKE`s without `ESCAPE` are `ESCAPE ''` here (no
 //! escape character, where PostgreSQL's default is `\`).
 
-use hermes_state_query::prune::{
+use hermes_state_core::prune::{
     ArchiveSelection, PruneCandidate, PruneFilters, PruneOptions, PruneReport, PruneSelection,
     cwd_folder, lowered_contains, remove_transcripts,
 };
@@ -92,7 +92,7 @@ impl Conditions {
     }
 }
 
-/// The selection of `hermes_state_query::prune::PruneCandidates::new`,
+/// The selection of `hermes_state_core::prune::PruneCandidates::new`,
 /// condition for condition.
 fn candidates(selection: &PruneSelection, now: f64) -> Conditions {
     let f: &PruneFilters = &selection.filters;

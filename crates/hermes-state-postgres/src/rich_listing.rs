@@ -14,11 +14,11 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use hermes_state_query::lookups::{SessionActivity, has_marker, is_listable};
-use hermes_state_query::rich_listing::{
+use hermes_state_core::lookups::{SessionActivity, has_marker, is_listable};
+use hermes_state_core::rich_listing::{
     RichListOptions, RichSession, compact_needle, needle, preview,
 };
-use hermes_state_query::sessions::SessionCountOptions;
+use hermes_state_core::sessions::SessionCountOptions;
 use postgres::{Row, Transaction};
 
 use crate::PgStore;

@@ -1,6 +1,6 @@
 //! Rows to the shared domain types, by column name.
 
-use hermes_state_query::compat;
+use hermes_state_core::compat;
 use hermes_state_types::{Message, Session, stored};
 use postgres::Row;
 

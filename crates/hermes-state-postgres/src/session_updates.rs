@@ -6,7 +6,7 @@
 //! Each is one write transaction. An unknown session id is no error: the
 //! update changes nothing (`api.md` §14).
 
-use hermes_state_query::session_updates::{CompressionCooldown, active_cooldown};
+use hermes_state_core::session_updates::{CompressionCooldown, active_cooldown};
 use postgres::types::ToSql;
 
 use crate::error::{Context, Result};

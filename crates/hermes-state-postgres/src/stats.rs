@@ -2,7 +2,7 @@
 //! with PostgreSQL's spelling: sums of `BIGINT` cast back from `numeric`,
 //! NULL costs sorted last as SQLite sorts them, ties broken by byte order.
 
-use hermes_state_query::stats::{ModelTotals, TopSession, UsageAttribution};
+use hermes_state_core::stats::{ModelTotals, TopSession, UsageAttribution};
 
 use crate::PgStore;
 use crate::error::{Context, Result};

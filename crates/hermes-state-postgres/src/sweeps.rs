@@ -11,8 +11,8 @@
 
 use std::path::Path;
 
-use hermes_state_query::prune::{PruneOptions, remove_transcripts};
-use hermes_state_query::rich_listing::idle_cutoff;
+use hermes_state_core::prune::{PruneOptions, remove_transcripts};
+use hermes_state_core::rich_listing::idle_cutoff;
 use hermes_state_types::pyjson;
 use hermes_state_types::pyvalue::float_from_text;
 use postgres::Transaction;

@@ -9,12 +9,12 @@
 //! transactional on PostgreSQL, so hosts racing the opt-in serialize and the
 //! second finds everything there).
 
-use hermes_state_sqlite::names::{TOPIC_SCHEMA_VERSION, TOPIC_SCHEMA_VERSION_KEY};
+use hermes_state_core::telegram_topics::{TOPIC_SCHEMA_VERSION, TOPIC_SCHEMA_VERSION_KEY};
 
 use postgres::Transaction;
 
-use hermes_state_query::rich_listing::RichSession;
-use hermes_state_query::telegram_topics::{ALREADY_LINKED, TopicBinding, TopicBindingRequest};
+use hermes_state_core::rich_listing::RichSession;
+use hermes_state_core::telegram_topics::{ALREADY_LINKED, TopicBinding, TopicBindingRequest};
 
 use crate::PgStore;
 use crate::error::{Context, PgError, Result};

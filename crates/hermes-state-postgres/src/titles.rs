@@ -1,6 +1,6 @@
 //! Unique titles (`api.md` §6), with the SQLite backend's rules.
 
-use hermes_state_query::titles::sanitize_title;
+use hermes_state_core::titles::sanitize_title;
 use postgres::Transaction;
 
 use crate::error::{Context, PgError, Result};
@@ -68,7 +68,7 @@ impl PgStore {
     /// The session a title names (`api.md` §6.3): the newest numbered
     /// continuation `<title> #N` if any, else the exact holder.
     pub fn resolve_session_by_title(&self, title: &str) -> Result<Option<String>> {
-        let pattern = format!("{} #%", hermes_state_query::titles::escape_like(title));
+        let pattern = format!("{} #%", hermes_state_core::titles::escape_like(title));
         self.read(|tx| {
             let numbered = tx
                 .query_opt(

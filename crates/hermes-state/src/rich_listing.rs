@@ -132,7 +132,7 @@ pub(crate) fn checked(selection: &PruneSelection, now: f64) -> Result<prune::Pru
             "{name} must be finite, got {value}"
         )));
     }
-    Ok(selection.candidates(now))
+    Ok(prune::PruneCandidates::of(selection, now))
 }
 
 /// Archives the sessions idle since before `idle_before` (the selection of

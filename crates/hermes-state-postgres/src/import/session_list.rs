@@ -3,7 +3,7 @@
 //! facade, written here in one transaction as `SessionDb::import_sessions`
 //! writes them on SQLite.
 
-use hermes_state_query::import_links::{StoredLinks, plan_parent_links};
+use hermes_state_core::import_links::{StoredLinks, plan_parent_links};
 use hermes_state_types::stored::StoredValue;
 use postgres::Transaction;
 use postgres::types::ToSql;
@@ -27,7 +27,7 @@ pub struct ListedSession {
     /// under new ids.
     pub messages: Vec<ListedRow>,
     /// The parent to link once every session is written, when it exists
-    /// and closes no cycle (`hermes_state_query::import_links`).
+    /// and closes no cycle (`hermes_state_core::import_links`).
     pub parent: Option<String>,
 }
 
@@ -59,7 +59,7 @@ impl PgStore {
     /// id is skipped; a new session's row and its messages are inserted with
     /// the values given (a title another session holds fails the whole
     /// import, as the unique index makes it); parents are linked last, by
-    /// `hermes_state_query::import_links`.
+    /// `hermes_state_core::import_links`.
     pub fn import_session_list(&self, sessions: &[ListedSession]) -> Result<ListOutcome> {
         let schema = self.url().schema().to_owned();
         self.write("importing sessions", |tx| {

@@ -14,9 +14,9 @@
 
 mod expr;
 
-use hermes_state_query::fts5_syntax::is_valid_fts5_syntax;
-use hermes_state_query::sanitize::sanitize_fts5_query;
-use hermes_state_query::search::{
+use hermes_state_core::fts5_syntax::is_valid_fts5_syntax;
+use hermes_state_core::sanitize::sanitize_fts5_query;
+use hermes_state_core::search::{
     ContextMessage, SearchHit, SearchOptions, context_preview, is_router_cjk,
 };
 use hermes_state_types::stored;
