@@ -45,8 +45,19 @@ pub mod search;
 pub mod session_updates;
 pub mod sessions;
 pub mod stats;
+pub mod store;
 pub mod telegram_topics;
 pub mod titles;
 
 pub use error::{Backend, BackendFailure, Error, Result};
 pub use original::OriginalError;
+pub use store::SessionStore;
+
+/// The contract's traits, to call a store's operations: `use
+/// hermes_state_core::prelude::*;`.
+pub mod prelude {
+    pub use crate::store::{
+        Accounting, BackendName, Cleanup, Coordination, Lineage, Listings, Messages, Search,
+        SessionStore, Sessions, Titles,
+    };
+}

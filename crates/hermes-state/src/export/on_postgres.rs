@@ -21,6 +21,7 @@ use hermes_state_postgres::rows::{MESSAGE_COLUMNS, SESSION_COLUMNS};
 use hermes_state_types::stored::StoredValue;
 
 use super::*;
+use hermes_state_core::store::Lineage;
 
 /// [`SessionDb::export_session`] on PostgreSQL.
 pub(crate) fn export_session(store: &PgStore, session_id: &str) -> Result<Option<SessionExport>> {
