@@ -7,3 +7,4 @@ mod fts5_syntax;
 mod import_links;
 mod sanitize;
 mod search;
+mod titles;
