@@ -4,7 +4,7 @@
 //!
 //! The branch and delegate markers live in `model_config` JSON text, which
 //! may not be valid JSON; PostgreSQL 15 has no lenient test for that, so
-//! candidates come ordered from SQL and the query crate's
+//! candidates come ordered from SQL and the contract crate's
 //! [`has_marker`] filters them.
 
 use std::collections::HashSet;
@@ -196,7 +196,7 @@ impl PgStore {
     }
 
     /// The window around `message_id` with the session's bookends (the
-    /// original's `get_anchored_view`), by the query crate's rule as on
+    /// original's `get_anchored_view`), by the contract crate's rule as on
     /// SQLite: a bookend is a message of the kept roles whose content
     /// SQLite's `length()` counts as non-empty (never structured content,
     /// which SQLite stores behind a NUL).

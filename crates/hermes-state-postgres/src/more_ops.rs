@@ -76,7 +76,7 @@ impl PgStore {
     }
 
     /// `api.md` §9.2: the compression chain through `session_id`, root
-    /// first, by the query crate's rule
+    /// first, by the contract crate's rule
     /// ([`hermes_state_core::compression_lineage`]); `[]` for an unknown id.
     pub fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>> {
         self.read(|tx| compression_lineage(&mut PgLineage { tx }, session_id))
