@@ -8,7 +8,7 @@
 //!
 //! The branch marker of a compression chain lives in `model_config` JSON
 //! text that may not be valid JSON; candidates come ordered from SQL and the
-//! query crate's [`has_marker`] filters them, as in `lookups`.
+//! contract crate's [`has_marker`] filters them, as in `lookups`.
 
 use std::collections::HashSet;
 
