@@ -1,12 +1,12 @@
 //! Search by conversation on PostgreSQL: this backend's `search_messages`
-//! pages collapsed by compression lineage with the query crate's grouping
+//! pages collapsed by compression lineage with the contract crate's grouping
 //! ([`group_conversations`]), so both backends group, count, span, page and
 //! title alike. Everything runs in one read transaction.
 //!
 //! A step up a chain is taken as SQLite's reads take it: the parent ended
 //! with `compression` and the session is not a `tool` session; its branch
 //! and delegate markers live in `model_config` JSON text that may not be
-//! valid JSON, so they are tested by the query crate's [`has_marker`] on
+//! valid JSON, so they are tested by the contract crate's [`has_marker`] on
 //! the row SQL returns, as in `lookups`.
 
 use hermes_state_core::conversation_search::ConversationSource;

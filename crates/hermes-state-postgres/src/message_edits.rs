@@ -1,6 +1,6 @@
 //! The message writers besides `append_message` (`api.md` §4.5): replacing
 //! a transcript, compacting it in place, rewinding and restoring, with the
-//! SQLite backend's rules (the rows to insert come from the query crate's
+//! SQLite backend's rules (the rows to insert come from the contract crate's
 //! `replacement_messages`). Each is one write transaction.
 //!
 //! A message is live (`active = 1, compacted = 0`), rewound (`active = 0,

@@ -6,7 +6,7 @@
 //! The picker listing's branch and delegate markers live in `model_config`
 //! JSON text that may not be valid JSON, which PostgreSQL 15 cannot test
 //! leniently in SQL. So the filters SQL can apply select lean rows (id,
-//! start, marker text, parent facts) of every match; the query crate's
+//! start, marker text, parent facts) of every match; the contract crate's
 //! `has_marker` filters them, the chain activity orders them and the page is
 //! cut in Rust; only the page's full rows are then read. The cost grows
 //! with the number of matching sessions, not with the page.

@@ -7,7 +7,7 @@ use postgres::Row;
 use crate::content;
 
 /// The columns of `sessions`, in table order (`schema-v23.md` §4.2): the
-/// query crate's list, the one the SQLite side reads by.
+/// contract crate's list, the one the SQLite side reads by.
 pub const SESSION_COLUMNS: [&str; 48] = compat::column_names(compat::SESSIONS);
 
 /// The columns of `messages`, in table order (`schema-v23.md` §4.3).

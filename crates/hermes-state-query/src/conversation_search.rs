@@ -1,7 +1,8 @@
 //! Search by conversation on a SQLite store: the grouping of
 //! `hermes_state_core::conversation_search` (its documentation says what a
 //! conversation is and how hits are collapsed) over this crate's reads
-//! ([`sqlite`]'s [`ConversationSource`]), in one read transaction.
+//! (a private [`ConversationSource`] over a connection), in one read
+//! transaction.
 
 mod sqlite;
 

@@ -62,7 +62,7 @@ pub fn get_messages_as_conversation(
 
 /// `get_resume_conversations`: the lineage's (root to `session_id`) active
 /// messages read once; the session's own rows give the model history
-/// (the conversation view, then [`repaired`]), all of them
+/// (the conversation view, then [`repaired`](crate::conversation_repair::repaired)), all of them
 /// the display history (the view with ancestors). An `Err` of
 /// [`QueryError::TypeError`] is the repair's (tool calls that are no list).
 pub fn get_resume_conversations(

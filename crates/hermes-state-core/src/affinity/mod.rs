@@ -8,7 +8,7 @@
 //! `49.469999999999999`), a `.0` kept on whole numbers, `Inf` for
 //! infinities. This is that rendering written out in plain Rust, a port of
 //! the bundled SQLite 3.54.1 (`sqlite3FpDecode` and the `etGENERIC` case of
-//! `sqlite3_str_vappendf`; the decimal conversions in [`digits`]), so the
+//! `sqlite3_str_vappendf`; the decimal conversions in `digits`), so the
 //! PostgreSQL backend does not link SQLite to ask it. SQLite has changed
 //! this rendering between releases; the query crate's tests compare it with
 //! the linked SQLite's `CAST(? AS TEXT)` on every kind of float, so an

@@ -52,7 +52,7 @@ pub fn context_preview(content: Option<Content>) -> String {
 /// [`context_preview`] of a plain text given as its stored bytes (decoded
 /// lossily, as a reader decodes text that is not UTF-8): the first 200
 /// characters of `String::from_utf8_lossy(bytes)`, decoding at most the
-/// first [`PREVIEW_HEAD`] bytes. Lossy decoding starts with the longest
+/// first 1024 bytes. Lossy decoding starts with the longest
 /// valid prefix as it is, so when that prefix holds 200 characters (or is
 /// the whole text) it is the answer, found by the standard library's fast
 /// validation; only text with a bad byte among its first 200 characters is

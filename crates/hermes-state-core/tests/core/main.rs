@@ -8,3 +8,4 @@ mod fts5_syntax;
 mod import_links;
 mod sanitize;
 mod search;
+mod titles;

@@ -81,7 +81,7 @@ fn chosen_floats_render_as_sqlite_renders_them() {
         f64::EPSILON,
         5e-324,
         2.225073858507201e-308,
-        f64::from_bits(1),
+        f64::from_bits(0x000f_ffff_ffff_ffff),
         f64::INFINITY,
         f64::NEG_INFINITY,
         f64::NAN,
