@@ -20,11 +20,19 @@
 //!   was, as a reading command does (docs/DECISIONS.md, "A refused write
 //!   changes nothing").
 //! * `schema` and `migrate --dry-run` open read-only too (`commands::schema`).
+//!
+//! A PostgreSQL store (`--database-url`) opens the same way through
+//! [`Context::open`]: reading commands read-only; writing ones after a
+//! read-only open has found the store and checked that it was not moved
+//! (only [`Access::Create`] may create it). A command that needs the file
+//! itself opens it with [`Context::open_file`]; `commands::file_only`
+//! refuses such commands on PostgreSQL before they run.
 
 use std::path::PathBuf;
 
-use hermes_state::FileShape;
-use hermes_state::{OpenReport, SessionDb};
+use hermes_state::{
+    FileShape, OpenReport, PostgresUrl, SessionDb, SessionStore, StoreLocation, open_store,
+};
 
 use crate::error::{CliError, CliResult};
 use crate::output::Output;
@@ -44,8 +52,11 @@ pub enum Access {
 /// The global options every command sees.
 #[derive(Debug)]
 pub struct Context {
-    /// The store's path.
+    /// How messages name the store: the file's path, or a PostgreSQL
+    /// store's URL without its password (as every output shows it).
     pub path: PathBuf,
+    /// The PostgreSQL store, when the store is one (`--database-url`).
+    pub server: Option<PostgresUrl>,
     /// `--read-only`.
     pub read_only: bool,
     /// How to print.
@@ -57,8 +68,16 @@ pub struct Context {
 }
 
 impl Context {
-    /// Opens the store for `access`.
-    pub fn open(&self, access: Access) -> CliResult<SessionDb> {
+    /// Opens the store for `access`, whichever backend it is on.
+    pub fn open(&self, access: Access) -> CliResult<Box<dyn SessionStore>> {
+        match &self.server {
+            Some(url) => self.open_server(url, access),
+            None => Ok(Box::new(self.open_file(access)?)),
+        }
+    }
+
+    /// Refuses a writing command under `--read-only`.
+    pub fn refuse_read_only(&self, access: Access) -> CliResult {
         if access != Access::Read && self.read_only {
             return Err(CliError::usage(format!(
                 "`{}` writes to the store, but --read-only was given",
@@ -66,6 +85,52 @@ impl Context {
             ))
             .hint("drop --read-only"));
         }
+        Ok(())
+    }
+
+    /// Opens the PostgreSQL store for `access`: a schema that holds no
+    /// store is an error ("holds no hermes-state store") unless the command
+    /// makes one, and the writable open (which may upgrade the schema)
+    /// comes after the read-only checks.
+    fn open_server(&self, url: &PostgresUrl, access: Access) -> CliResult<Box<dyn SessionStore>> {
+        self.refuse_read_only(access)?;
+        let location = StoreLocation::Postgres(url.clone());
+        let fail = |e: hermes_state::Error| self.fail(&e);
+        if access == Access::Read {
+            let reader = open_store(&location, true).map_err(fail)?;
+            self.note_moved(reader.as_ref());
+            return Ok(reader);
+        }
+        let probe = open_store(&location, true);
+        let creates = matches!(&probe, Err(e) if holds_no_store(e));
+        if access == Access::Write || !creates {
+            self.refuse_moved(probe.map_err(fail)?.as_ref())?;
+        }
+        let store = open_store(&location, false).map_err(fail)?;
+        if creates {
+            self.out
+                .note(format!("created a new store at {}", self.path.display()));
+        }
+        Ok(store)
+    }
+
+    /// A read-only handle for looking things up before a command runs
+    /// (`session_arg`), telling nothing; `None` when the store does not
+    /// open (the command reports that itself).
+    pub fn peek(&self) -> Option<Box<dyn SessionStore>> {
+        match &self.server {
+            Some(url) => open_store(&StoreLocation::Postgres(url.clone()), true).ok(),
+            None if self.path.is_file() => SessionDb::open_read_only(&self.path)
+                .ok()
+                .map(|db| Box::new(db) as Box<dyn SessionStore>),
+            None => None,
+        }
+    }
+
+    /// Opens the file for `access`, for the commands that need the SQLite
+    /// file itself (`commands::file_only` keeps them off PostgreSQL).
+    pub fn open_file(&self, access: Access) -> CliResult<SessionDb> {
+        self.refuse_read_only(access)?;
         if access != Access::Create {
             self.require_existing()?;
         } else {
@@ -106,7 +171,7 @@ impl Context {
     /// now (the first write would do it anyway, in its own transaction),
     /// so that what the upgrade did is told before the work. Nothing to do
     /// on a store just created, on a current one, or on PostgreSQL.
-    pub fn start_writing(&self, store: &dyn hermes_state::SessionStore) -> CliResult {
+    pub fn start_writing(&self, store: &dyn SessionStore) -> CliResult {
         let Some(db) = store.as_sqlite() else {
             return Ok(());
         };
@@ -130,13 +195,13 @@ impl Context {
     /// Says so when the store was moved elsewhere (`migrate-to`, from a
     /// file or from PostgreSQL): what it holds is the state at the move, and
     /// the agent writes there.
-    pub(crate) fn note_moved(&self, store: &dyn hermes_state::SessionStore) {
+    fn note_moved(&self, store: &dyn SessionStore) {
         let Ok(Some(target)) = store.get_meta(hermes_state::SUPERSEDED_BY) else {
             return;
         };
         // Shown as parsed and redacted: an older release wrote some URLs
         // into the marker with their password.
-        let target = hermes_state::StoreLocation::redact_text(&target);
+        let target = StoreLocation::redact_text(&target);
         let holder = if store.as_sqlite().is_some() {
             "this file"
         } else {
@@ -158,7 +223,7 @@ impl Context {
     /// before anything is written (no upgrade either): its writes belong to
     /// the store it moved to, and writing here would make two copies that
     /// drift apart. `--write-moved` writes all the same, with the note.
-    pub(crate) fn refuse_moved(&self, store: &dyn hermes_state::SessionStore) -> CliResult {
+    fn refuse_moved(&self, store: &dyn SessionStore) -> CliResult {
         let moved = store
             .get_meta(hermes_state::SUPERSEDED_BY)
             .map_err(|e| self.fail(&e))?;
@@ -169,7 +234,7 @@ impl Context {
             self.note_moved(store);
             return Ok(());
         }
-        let target = hermes_state::StoreLocation::redact_text(&target);
+        let target = StoreLocation::redact_text(&target);
         Err(CliError::usage(format!(
             "`{}` writes, but this store was moved to {target}; writing here would make the two copies drift apart",
             self.command
@@ -266,7 +331,7 @@ impl Context {
     /// After a command that let the library upgrade the file at its first
     /// write (`import`, which validates before writing): tells what the
     /// upgrade did, if one ran.
-    pub fn tell_upgrade(&self, store: &dyn hermes_state::SessionStore) {
+    pub fn tell_upgrade(&self, store: &dyn SessionStore) {
         let report = store.as_sqlite().and_then(SessionDb::open_report);
         if let Some(change) = report.filter(|r| !r.created).and_then(upgrade_summary) {
             self.out
@@ -322,13 +387,22 @@ impl Context {
     /// Fails with "session does not exist" unless it does.
     pub fn require_session(
         &self,
-        db: &dyn hermes_state::SessionStore,
+        db: &dyn SessionStore,
         id: &str,
     ) -> CliResult<hermes_state::Session> {
         db.get_session(id)
             .map_err(|e| self.fail(&e))?
             .ok_or_else(|| self.unknown_session(id))
     }
+}
+
+/// Whether a read-only open of a PostgreSQL store failed because its
+/// schema holds no store at all (the writable open creates one), rather
+/// than an older one (which it upgrades) or for another reason. The
+/// backend says so in words only.
+fn holds_no_store(error: &hermes_state::Error) -> bool {
+    error.kind() == hermes_state::ErrorKind::NotFound
+        && error.to_string().contains("holds no hermes-state store")
 }
 
 /// What an open changed, in words; `None` when nothing changed.

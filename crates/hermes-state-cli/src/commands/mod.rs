@@ -1,22 +1,29 @@
 //! One module per command group; [`run`] dispatches.
+//!
+//! Every command is written once, over the store [`Context::open`] opens
+//! for either backend (a file, or PostgreSQL with `--database-url`), so it
+//! prints the same on both. The few that need the SQLite file itself open
+//! it with [`Context::open_file`] and are refused on PostgreSQL by one
+//! check (`file_only`); `doctor` is the one command with a report of each
+//! backend's own (`maintenance::doctor`, `postgres_doctor`).
 
 mod auto;
 mod demo;
 mod export;
 mod export_markdown;
 mod export_original;
+mod file_only;
 mod fts;
 mod lineage_flags;
 mod listing;
 mod location;
 mod maintenance;
 mod messages;
+mod migrate_to;
+#[cfg(feature = "postgres")]
+mod postgres_doctor;
 mod prune;
 mod query;
-mod remote;
-#[cfg(feature = "postgres")]
-mod remote_doctor;
-mod remote_writes;
 mod rewind;
 mod schema;
 mod search;
@@ -33,6 +40,8 @@ use crate::cli::{
 };
 use crate::error::CliResult;
 use crate::output::Output;
+use std::path::PathBuf;
+
 use crate::store::{self, Context};
 
 /// Serialises a value of the library into a JSON value (field names as the library's).
@@ -80,28 +89,28 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         ),
         _ => None,
     };
-    let path = match (cli.db.take(), location) {
-        (Some(path), _) => path,
-        (None, Some(hermes_state::StoreLocation::Sqlite(path))) => path,
+    let (path, server) = match (cli.db.take(), location) {
+        (Some(path), _) => (path, None),
+        (None, Some(hermes_state::StoreLocation::Sqlite(path))) => (path, None),
+        // Messages name the store by its redacted URL (no password, in
+        // whatever form it was given), as every output does.
         (None, Some(hermes_state::StoreLocation::Postgres(url))) => {
-            if matches!(cli.command, Command::Where) {
-                return location::server(&out, &url);
-            }
-            return remote::run(cli, &url, out);
+            (PathBuf::from(url.redacted()), Some(url))
         }
-        (None, None) => store::default_path()?,
+        (None, None) => (store::default_path()?, None),
     };
-    if matches!(cli.command, Command::Where) {
-        return location::file(&out, &path);
-    }
-    let command = command_name(&cli.command);
     let ctx = Context {
         path,
+        server,
         read_only: cli.read_only,
         out,
-        command,
+        command: command_name(&cli.command),
         write_moved: cli.write_moved,
     };
+    if matches!(cli.command, Command::Where) {
+        return location::show(&ctx);
+    }
+    file_only::refuse_on_server(&ctx, &cli.command)?;
     crate::session_arg::resolve_command(&ctx, &mut cli.command, cli.latest_source.as_deref())?;
     match cli.command {
         Command::Sessions(command) => match command {
@@ -145,14 +154,18 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::Import(args) => export::import(&ctx, &args),
         Command::Prune(args) => prune::prune(&ctx, &args),
         Command::Maintenance(MaintenanceCommand::Auto(args)) => auto::auto(&ctx, &args),
-        Command::Doctor(args) => maintenance::doctor(&ctx, &args),
+        Command::Doctor(args) => match &ctx.server {
+            #[cfg(feature = "postgres")]
+            Some(url) => postgres_doctor::doctor(&ctx, url, &args),
+            _ => maintenance::doctor(&ctx, &args),
+        },
         Command::Backup(args) => maintenance::backup(&ctx, &args),
         Command::Vacuum => maintenance::vacuum(&ctx),
         Command::Fts(FtsCommand::Rebuild) => fts::rebuild(&ctx),
         Command::Fts(FtsCommand::OptimizeStorage(args)) => fts::optimize_storage(&ctx, &args),
         Command::Fts(FtsCommand::RebuildCjk) => fts::rebuild_cjk(&ctx),
         Command::Migrate(args) => schema::migrate(&ctx, &args),
-        Command::MigrateTo(args) => remote::migrate_to(&ctx, &args),
+        Command::MigrateTo(args) => migrate_to::migrate_to(&ctx, &args),
         Command::Schema => schema::schema(&ctx),
         Command::Demo(args) => demo::demo(&ctx, &args),
         Command::Query(args) => query::query(&ctx, &args),

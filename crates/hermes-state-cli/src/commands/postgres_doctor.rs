@@ -13,7 +13,7 @@ use crate::commands::to_json;
 use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
 use crate::render::pg_doctor;
-use crate::store::Context;
+use crate::store::{Access, Context};
 
 /// `doctor [--repair]` on the store `url` names: exit 0 when healthy, 1
 /// when problems are found (or remain after `--repair`).
@@ -43,6 +43,7 @@ pub fn doctor(ctx: &Context, url: &PostgresUrl, args: &DoctorArgs) -> CliResult 
             Err(unhealthy(&path, &report, false))
         };
     }
+    ctx.refuse_read_only(Access::Write)?;
     let store = PgStore::open(url).map_err(fail)?;
     let spinner = Progress::spinner(out, "recounting session counters");
     let fixed = store.repair_counters().map_err(fail)?;
