@@ -11,7 +11,6 @@ use crate::common::Env;
 mod doctor;
 mod secrets;
 mod tls;
-mod writes;
 
 use hermes_state_testkit::PgSchema;
 
