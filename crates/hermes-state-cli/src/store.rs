@@ -62,7 +62,7 @@ pub struct Context {
     /// How to print.
     pub out: Output,
     /// The command, for error messages (`sessions show`).
-    pub command: &'static str,
+    pub command: String,
     /// `--write-moved`: writing commands may write to a moved store.
     pub write_moved: bool,
 }
@@ -371,7 +371,7 @@ impl Context {
 
     /// A library error while doing something on this store.
     pub fn fail(&self, error: &hermes_state::Error) -> CliError {
-        CliError::store(self.command, &self.path, error)
+        CliError::store(&self.command, &self.path, error)
     }
 
     /// "session X does not exist" for this store.

@@ -67,7 +67,9 @@ fn is_server_url(text: &str) -> bool {
 }
 
 /// Runs the command.
-pub fn run(mut cli: Cli, out: Output) -> CliResult {
+///
+/// `command` is the command's name for messages (`sessions show`).
+pub fn run(mut cli: Cli, out: Output, command: String) -> CliResult {
     // These describe the program, not a store: no path is resolved.
     match &cli.command {
         Command::Completions(args) => return shell::completions(args.shell),
@@ -104,7 +106,7 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         server,
         read_only: cli.read_only,
         out,
-        command: command_name(&cli.command),
+        command,
         write_moved: cli.write_moved,
     };
     if matches!(cli.command, Command::Where) {
@@ -170,56 +172,5 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::Demo(args) => demo::demo(&ctx, &args),
         Command::Query(args) => query::query(&ctx, &args),
         Command::Completions(_) | Command::Man | Command::Where => Ok(()),
-    }
-}
-
-pub(crate) fn command_name(command: &Command) -> &'static str {
-    match command {
-        Command::Sessions(command) => match command {
-            SessionsCommand::List(_) => "sessions list",
-            SessionsCommand::Show(_) => "sessions show",
-            SessionsCommand::Create(_) => "sessions create",
-            SessionsCommand::End(_) => "sessions end",
-            SessionsCommand::Reopen(_) => "sessions reopen",
-            SessionsCommand::Delete(_) => "sessions delete",
-            SessionsCommand::Clear(_) => "sessions clear",
-            SessionsCommand::Lineage(_) => "sessions lineage",
-            SessionsCommand::Archive(_) => "sessions archive",
-            SessionsCommand::Unarchive(_) => "sessions unarchive",
-            SessionsCommand::Pin(_) => "sessions pin",
-            SessionsCommand::Unpin(_) => "sessions unpin",
-            SessionsCommand::Rewind(_) => "sessions rewind",
-            SessionsCommand::Restore(_) => "sessions restore",
-        },
-        Command::Messages(command) => match command {
-            MessagesCommand::Append(_) => "messages append",
-            MessagesCommand::List(_) => "messages list",
-        },
-        Command::Title(command) => match command {
-            TitleCommand::Set(_) => "title set",
-            TitleCommand::Get(_) => "title get",
-            TitleCommand::Resolve(_) => "title resolve",
-            TitleCommand::Next(_) => "title next",
-        },
-        Command::Search(_) => "search",
-        Command::Stats(_) => "stats",
-        Command::Export(_) => "export",
-        Command::Import(_) => "import",
-        Command::Prune(_) => "prune",
-        Command::Maintenance(MaintenanceCommand::Auto(_)) => "maintenance auto",
-        Command::Doctor(_) => "doctor",
-        Command::Backup(_) => "backup",
-        Command::Vacuum => "vacuum",
-        Command::Fts(FtsCommand::Rebuild) => "fts rebuild",
-        Command::Fts(FtsCommand::OptimizeStorage(_)) => "fts optimize-storage",
-        Command::Fts(FtsCommand::RebuildCjk) => "fts rebuild-cjk",
-        Command::Migrate(_) => "migrate",
-        Command::MigrateTo(_) => "migrate-to",
-        Command::Schema => "schema",
-        Command::Demo(_) => "demo",
-        Command::Completions(_) => "completions",
-        Command::Man => "man",
-        Command::Where => "where",
-        Command::Query(_) => "query",
     }
 }

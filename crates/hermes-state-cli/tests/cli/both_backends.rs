@@ -211,12 +211,16 @@ fn every_command_prints_the_same_on_a_file_and_on_postgresql() {
 fn reading(t: &Twins) {
     // A second `demo` is refused on both, each naming its own way to a new store.
     t.same_with(&["demo"], None, Compare::AdviceDiffers);
+    let (_, server) = t.pair(&["demo"], None);
+    server.fails(1).stderr_has("(`?schema=demo`)");
     // Session arguments resolve alike: an id, a title, `latest`, an id
     // prefix, an ambiguous prefix, nothing.
     for line in [
         "sessions list",
         "sessions list --since 30d --limit 3",
         "sessions list --format csv",
+        "sessions list --pinned --children",
+        "sessions list --model gpt --min-messages 2",
         "sessions show demo-paris --no-pager",
         "sessions show 'Weather in Paris' --no-pager",
         "sessions show demo-refactor --lineage --no-pager",
@@ -241,6 +245,7 @@ fn reading(t: &Twins) {
         "search parser --by-conversation --sort newest",
         "search parser --session demo-refactor --sort oldest",
         "search 东京 --sort newest",
+        "search parser --since 30d --sort newest",
     ] {
         t.both_ways(line, Compare::NoSnippets);
     }
@@ -253,7 +258,19 @@ fn reading(t: &Twins) {
         t.both_ways(line, Compare::RankedHits);
     }
     t.same("export --format jsonl");
-    t.same("export");
+    t.same("export --format jsonl --since 30d --until 1d");
+    for line in [
+        "export",
+        "export --source telegram",
+        "export --session demo-paris",
+        "export --format jsonl --session demo-paris",
+        "export --format jsonl --source cli",
+        "export --since 2d",
+        "export --session nope",
+        "export --format jsonl --output out.jsonl",
+    ] {
+        t.same(line);
+    }
     t.same("export --format markdown --session demo-paris");
     // Needs a terminal; refused alike before the store is opened.
     t.both_ways("search -i", Compare::Exact);
