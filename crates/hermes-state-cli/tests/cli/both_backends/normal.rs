@@ -166,17 +166,10 @@ fn now_dates(text: &str, instants: &[f64]) -> String {
     text
 }
 
-/// `YYYY-MM-DD` of a Unix time (UTC), by the civil-from-days algorithm.
+/// `YYYY-MM-DD` of a Unix time (UTC).
 fn civil_day(unix: f64) -> String {
-    let days = (unix / 86_400.0).floor() as i64 + 719_468;
-    let era = days.div_euclid(146_097);
-    let doe = days.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
+    let days = (unix / 86_400.0).floor() as i64;
+    let (year, month, day) = hermes_state_types::civil::civil_from_days(days);
     format!("{year:04}-{month:02}-{day:02}")
 }
 
