@@ -15,8 +15,9 @@
 //! even when ids start with `2026`.
 //!
 //! [`resolve_command`] rewrites the arguments of a parsed command before it
-//! runs, through a read-only handle of its own (either backend); an argument that names
-//! nothing is left as it is, so each command reports it as before.
+//! runs, through a read-only handle of its own (on either backend); an
+//! argument that names nothing is left as it is, so each command reports it
+//! as before.
 
 use hermes_state::{ListFilter, RichListOptions, SessionStore};
 

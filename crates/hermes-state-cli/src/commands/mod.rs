@@ -35,13 +35,13 @@ pub(crate) mod stats;
 mod titles;
 mod windowed;
 
+use std::path::PathBuf;
+
 use crate::cli::{
     Cli, Command, FtsCommand, MaintenanceCommand, MessagesCommand, SessionsCommand, TitleCommand,
 };
 use crate::error::CliResult;
 use crate::output::Output;
-use std::path::PathBuf;
-
 use crate::store::{self, Context};
 
 /// Serialises a value of the library into a JSON value (field names as the library's).

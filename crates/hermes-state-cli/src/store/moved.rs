@@ -39,7 +39,7 @@ impl Context {
     /// before anything is written (no upgrade either): its writes belong to
     /// the store it moved to, and writing here would make two copies that
     /// drift apart. `--write-moved` writes all the same, with the note.
-    pub(super) fn refuse_moved(&self, store: &dyn SessionStore) -> CliResult {
+    pub(crate) fn refuse_moved(&self, store: &dyn SessionStore) -> CliResult {
         let moved = store
             .get_meta(hermes_state::SUPERSEDED_BY)
             .map_err(|e| self.fail(&e))?;

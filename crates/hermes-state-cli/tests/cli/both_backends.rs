@@ -511,6 +511,7 @@ fn moved(t: &Twins) {
         "title set kept late",
         "sessions create --id late --source cli",
         "messages append kept --role user --content late",
+        "doctor --repair",
     ] {
         let (file, server) = t.pair(&words(line), None);
         let file = file.fails(2).stderr_has("--write-moved");
