@@ -278,6 +278,14 @@ fn reading(t: &Twins) {
     t.same("completions bash");
     t.same("man");
     t.same("where");
+    // The environment variable names the store as `--database-url` does.
+    let vars = [
+        ("HERMES_STATE_DATABASE_URL", t.schema.url()),
+        ("HERMES_STATE_NOW", NOW),
+    ];
+    let by_variable = t.env.raw_env(&["sessions", "list"], &vars, None).ok();
+    let by_option = t.on(Side::Server, &["sessions", "list"], None).ok();
+    assert_eq!(by_variable.stdout, by_option.stdout);
     // The backend is what `where --json` names, and whether a file exists
     // yet is a file's question (`where` opens nothing, so it does not ask
     // a server): the location is compared.
@@ -486,6 +494,19 @@ fn moved(t: &Twins) {
         moved(Side::Server, &new_file, &new_file),
         "migrate-to"
     );
+    // Each copy holds what its store held: the same export, but for its time.
+    let export = |location: &[&str]| {
+        let args = [location, &["export", "--format", "jsonl"]].concat();
+        let text = t.env.raw(&args, None).ok().stdout;
+        let lines = text.lines().filter(|l| !l.contains("\"exported_at\""));
+        lines.collect::<Vec<_>>().join("\n")
+    };
+    let file = export(&["--db", t.file.to_str().unwrap()]);
+    assert_eq!(file, export(&["--database-url", target.url()]));
+    let server = export(&["--database-url", t.schema.url()]);
+    let back = new_file.strip_prefix("sqlite:").unwrap();
+    assert_eq!(server, export(&["--db", back]));
+    assert_eq!(t.normal(&file), t.normal(&server));
     // The notes name the store moved to (a schema, a file) and what holds
     // the old copy (this file, this PostgreSQL store): compared up to them.
     // (`--json` prints no notes, on either.)
@@ -507,6 +528,7 @@ fn moved(t: &Twins) {
         let server = server.stderr_has("note: this store was moved to sqlite:");
         assert_eq!(up_to_target(&file), up_to_target(&server), "{line}");
     }
+    let before = std::fs::read(&t.file).unwrap(); // tidy: not the live database (a test's own copy)
     for line in [
         "title set kept late",
         "sessions create --id late --source cli",
@@ -518,6 +540,8 @@ fn moved(t: &Twins) {
         let server = server.fails(2).stderr_has("--write-moved");
         assert_eq!(up_to_target(&file), up_to_target(&server), "{line}");
     }
+    let after = std::fs::read(&t.file).unwrap(); // tidy: not the live database
+    assert!(before == after, "a refused write changed the moved file");
     let (file, server) = t.pair(&words("--write-moved title set kept late"), None);
     let (file, server) = (file.ok(), server.ok());
     assert_eq!(file.stdout, server.stdout);

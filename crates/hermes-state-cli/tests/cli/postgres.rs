@@ -1,6 +1,8 @@
-//! The command line on PostgreSQL: `--database-url` / `HERMES_STATE_DATABASE_URL`,
-//! `migrate-to` both ways, errors for bad or unreachable URLs (never an
-//! empty answer, never a fall-back to a file), and the note on a moved file.
+//! The command line on PostgreSQL: errors for bad or unreachable URLs
+//! (never an empty answer, never a fall-back to a file), `migrate-to` to a
+//! store that is not empty, imports into a new schema, and the doctor,
+//! TLS and secrets. (Every command on a file and on PostgreSQL, the
+//! environment variable and `migrate-to` both ways: `both_backends`.)
 //! Needs the server `HERMES_STATE_TEST_PG_URL` names (else prints `skipped:`).
 
 // The skip line is printed on purpose.
@@ -13,93 +15,6 @@ mod secrets;
 mod tls;
 
 use hermes_state_testkit::PgSchema;
-
-#[test]
-fn a_store_moved_to_postgresql_is_read_and_written_there_and_moved_back() {
-    let Some(schema) = PgSchema::new("cli", "migrate-to") else {
-        return;
-    };
-    let env = Env::new();
-    let db = env.demo("demo.db");
-    env.run(&db, &["migrate-to", schema.url()])
-        .ok()
-        .stdout_has("copied and verified 8 sessions, 30 messages");
-    // The old file says where its store went.
-    env.run(&db, &["sessions", "list"])
-        .ok()
-        .stderr_has("note: this store was moved to postgresql://");
-
-    let pg = |args: &[&str]| {
-        let mut all = vec!["--database-url", schema.url()];
-        all.extend_from_slice(args);
-        env.raw(&all, None)
-    };
-    let listed = pg(&["--json", "sessions", "list"]).ok().json();
-    assert_eq!(listed.as_array().unwrap().len(), 8);
-    // The moved store holds what the file held: the same export but for
-    // its time. (Every command prints on PostgreSQL what it prints for a
-    // file: `both_backends` compares them all.)
-    let export = |run: crate::common::Run| {
-        let text = run.ok().stdout;
-        let lines = text.lines().filter(|l| !l.contains("\"exported_at\""));
-        lines.collect::<Vec<_>>().join("\n")
-    };
-    let args = ["export", "--format", "jsonl"];
-    assert_eq!(export(pg(&args)), export(env.run(&db, &args)));
-    // The environment variable names the same store.
-    let vars = [("HERMES_STATE_DATABASE_URL", schema.url())];
-    let listed = env.raw_env(&["--json", "sessions", "list"], &vars, None);
-    assert_eq!(listed.ok().json().as_array().unwrap().len(), 8);
-
-    // And back to a new file, which then holds the PostgreSQL store's state.
-    pg(&["title", "set", "demo-paris", "Paris by bike"]).ok();
-    let back = env.path("back.db");
-    pg(&["migrate-to", &format!("sqlite:{}", back.display())])
-        .ok()
-        .stdout_has("copied and verified");
-    env.run(&back, &["title", "get", "demo-paris"])
-        .ok()
-        .stdout_has("Paris by bike");
-    env.run(&back, &["search", "bike"])
-        .ok()
-        .stdout_has("demo-paris");
-    // The PostgreSQL store now says, on every command, where it went.
-    for args in [&["sessions", "list"][..], &["title", "get", "demo-paris"]] {
-        pg(args)
-            .ok()
-            .stderr_has("note: this store was moved to sqlite:")
-            .stderr_has("this PostgreSQL store holds it as it was then");
-    }
-    // A write to the old file is refused before anything is written, so
-    // the two copies cannot drift apart; `--write-moved` writes all the same.
-    let before = std::fs::read(&db).unwrap(); // tidy: not the live database (a test's own copy, no process holds it)
-    env.run(
-        &db,
-        &["sessions", "create", "--source", "cli", "--id", "late"],
-    )
-    .fails(2)
-    .stderr_has("this store was moved to postgresql://")
-    .stderr_has("--write-moved");
-    assert_eq!(
-        std::fs::read(&db).unwrap(),
-        before,
-        "the refused write changed the file"
-    ); // tidy: not the live database
-    env.run(
-        &db,
-        &[
-            "--write-moved",
-            "sessions",
-            "create",
-            "--source",
-            "cli",
-            "--id",
-            "late",
-        ],
-    )
-    .ok()
-    .stdout_has("late");
-}
 
 #[test]
 fn bad_and_unreachable_urls_are_errors_never_a_file() {
