@@ -1,6 +1,5 @@
 //! `messages append|list`.
 
-use hermes_state::prelude::*;
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 

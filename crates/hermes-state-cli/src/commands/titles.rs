@@ -1,6 +1,5 @@
 //! `title set|get|resolve|next`.
 
-use hermes_state::prelude::*;
 use hermes_state::{SessionDb, SessionStore};
 use serde_json::json;
 
