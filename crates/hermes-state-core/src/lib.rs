@@ -18,6 +18,7 @@
 
 pub mod affinity;
 pub mod cleanup;
+pub mod clock;
 mod code_point_ranges;
 pub mod compat;
 pub mod compression_lineage;

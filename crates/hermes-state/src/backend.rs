@@ -20,8 +20,7 @@ use hermes_state_core::export::{
 use hermes_state_types::Message;
 use serde_json::Value;
 
-use crate::db::SessionDb;
-use crate::db::StoreOptions;
+use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
 
 /// The `state_meta` key a moved store's old copy carries: where the store
@@ -307,31 +306,43 @@ impl std::fmt::Display for PostgresUrl {
 /// them, never falling back to a SQLite file). An unreachable server is an
 /// error of kind `Unavailable`.
 pub fn open_store(location: &StoreLocation, read_only: bool) -> Result<Box<dyn SessionStore>> {
+    open_store_with(
+        location,
+        &StoreOptions {
+            read_only,
+            ..StoreOptions::default()
+        },
+    )
+}
+
+/// The store `location` names, opened with `options` on either backend:
+/// read-only or not, and the handle's clock (every "now" the store writes).
+pub fn open_store_with(
+    location: &StoreLocation,
+    options: &StoreOptions,
+) -> Result<Box<dyn SessionStore>> {
     match location {
-        StoreLocation::Sqlite(path) => {
-            let options = StoreOptions {
-                read_only,
-                ..StoreOptions::default()
-            };
-            Ok(Box::new(SessionDb::open_with(path, &options)?))
-        }
-        StoreLocation::Postgres(url) => open_postgres(url, read_only),
+        StoreLocation::Sqlite(path) => Ok(Box::new(SessionDb::open_with(path, options)?)),
+        StoreLocation::Postgres(url) => open_postgres(url, options),
     }
 }
 
 #[cfg(feature = "postgres")]
-fn open_postgres(url: &PostgresUrl, read_only: bool) -> Result<Box<dyn SessionStore>> {
+fn open_postgres(url: &PostgresUrl, options: &StoreOptions) -> Result<Box<dyn SessionStore>> {
     use hermes_state_postgres::PgStore;
-    let store = if read_only {
+    let mut store = if options.read_only {
         PgStore::open_read_only(url.store_url())?
     } else {
         PgStore::open(url.store_url())?
     };
+    if let Some(clock) = options.clock.clone() {
+        store = store.with_clock(std::sync::Arc::new(move || clock.now()));
+    }
     Ok(Box::new(store))
 }
 
 #[cfg(not(feature = "postgres"))]
-fn open_postgres(url: &PostgresUrl, _read_only: bool) -> Result<Box<dyn SessionStore>> {
+fn open_postgres(url: &PostgresUrl, _options: &StoreOptions) -> Result<Box<dyn SessionStore>> {
     match url.0 {}
 }
 

@@ -12,11 +12,11 @@ use hermes_state_sqlite::{SqliteError, retry, sqlite_error_kind};
 use hermes_state_types::ErrorKind;
 use rusqlite::Connection;
 
-use crate::clock::{Clock, SystemClock};
 use crate::error::{Error, Result};
 use crate::group_commit::WriteGate;
 use crate::read_pool::{PooledReader, ReaderPool};
 use crate::{malformed_repair, paths};
+use hermes_state_core::clock::{Clock, SystemClock};
 
 /// Every this many successful writes, a PASSIVE WAL checkpoint keeps the WAL short.
 pub const CHECKPOINT_EVERY: u64 = 50;

@@ -5,7 +5,6 @@ mod ad_hoc_query;
 mod backend;
 pub mod by_name;
 mod cleanup;
-mod clock;
 mod conversation_search;
 mod coordination;
 mod db;
@@ -47,13 +46,12 @@ pub mod prelude {
 
 pub use backend::{
     DATABASE_URL_VAR, PostgresUrl, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore, StoreLocation,
-    open_store,
+    open_store, open_store_with,
 };
 pub use cleanup::{
     AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, RefusedSession,
     SessionsImportReport,
 };
-pub use clock::{Clock, FixedClock, SystemClock};
 pub use coordination::{Delegation, DelegationFilter, NewDelegation};
 pub use db::{CHECKPOINT_EVERY, FTS_MERGE_EVERY, FTS_MERGE_PAGES, SessionDb, StoreOptions};
 pub use doctor::{
@@ -68,6 +66,7 @@ pub use export::{
 pub use fts_steps::StoragePhase;
 pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
+pub use hermes_state_core::clock::{Clock, FixedClock, SystemClock};
 pub use hermes_state_core::{Backend, BackendFailure};
 /// The PostgreSQL backend (feature `postgres`).
 #[cfg(feature = "postgres")]

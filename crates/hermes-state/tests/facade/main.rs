@@ -21,6 +21,7 @@ mod group_commit;
 mod hostile;
 mod interop;
 mod maintenance;
+mod open_store;
 mod parity;
 mod redaction;
 mod reliability;

@@ -2,9 +2,9 @@
 //! `started_at`, `ended_at`, message timestamps, prune and archive ages,
 //! lock expiry, auto-maintenance intervals).
 //!
-//! It belongs to the handle and is set when opening
-//! ([`crate::StoreOptions::clock`]), so downstream tests and replays of
-//! recorded call sequences get the same results on every run.
+//! It belongs to a store's handle and is set when opening (the facade's
+//! `StoreOptions::clock`, for either backend), so downstream tests and
+//! replays of recorded call sequences get the same results on every run.
 
 use std::fmt::Debug;
 use std::sync::Arc;
