@@ -10,15 +10,15 @@ use crate::sessions::UsageDelta;
 use crate::sessions::add_usage;
 use crate::sessions::session_route;
 use crate::sessions::set_first_accounted_route;
+use crate::sessions::upsert_session;
 use hermes_state_core::store::Accounting;
-use hermes_state_core::store::Sessions;
 use hermes_state_query::stats;
 use hermes_state_query::stats::ModelTotals;
 use hermes_state_query::stats::TopSession;
 use hermes_state_query::stats::UsageAttribution;
 use hermes_state_sqlite::Context;
-use hermes_state_types::AuxiliaryUsage;
 use hermes_state_types::TokenUpdate;
+use hermes_state_types::{AuxiliaryUsage, NewSession};
 use rusqlite::named_params;
 
 impl Accounting for SessionDb {
@@ -42,9 +42,11 @@ impl Accounting for SessionDb {
     /// Incremental updates with usage also add to the `session_model_usage`
     /// row of the session's model and billing route (`task = ''`).
     fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()> {
-        self.ensure_session(session_id, "unknown", update.model.as_deref())?;
+        let mut missing = NewSession::new(session_id, "unknown");
+        missing.model = update.model.clone();
         let has_usage = update.has_usage();
         self.write("updating token counts", |conn| {
+            upsert_session(conn, &missing, self.now())?;
             set_first_accounted_route(conn, session_id, update, has_usage)?;
             let route = |value: &Option<String>| if has_usage { value.clone() } else { None };
             let sql = if update.absolute { ABSOLUTE_COUNTS } else { INCREMENTAL_COUNTS };
@@ -106,8 +108,9 @@ impl Accounting for SessionDb {
         if session_id.is_empty() || usage.task.is_empty() {
             return Ok(());
         }
-        self.ensure_session(session_id, "unknown", None)?;
+        let missing = NewSession::new(session_id, "unknown");
         self.write("recording auxiliary usage", |conn| {
+            upsert_session(conn, &missing, self.now())?;
             let delta = UsageDelta {
                 model: usage.model.clone().unwrap_or_else(|| "unknown".to_owned()),
                 provider: usage.billing_provider.clone().unwrap_or_default(),

@@ -546,31 +546,8 @@ impl Sessions for SessionDb {
     ///
     /// Errors: [`Error::SessionNotFound`] when the parent does not exist (nothing written).
     fn create_session(&self, session: &NewSession) -> Result<String> {
-        let model_config = stored::encode_json_field(session.model_config.as_ref());
         self.write("creating a session", |conn| {
-            let parent = session.parent_session_id.as_deref().filter(|p| !p.is_empty());
-            conn.prepare_cached(UPSERT_SESSION)
-                .and_then(|mut stmt| {
-                    stmt.execute(named_params! {
-                        ":id": session.id, ":source": session.source, ":user_id": session.user_id,
-                        ":session_key": session.session_key, ":chat_id": session.chat_id,
-                        ":chat_type": session.chat_type, ":thread_id": session.thread_id,
-                        ":model": session.model, ":model_config": model_config,
-                        ":system_prompt": session.system_prompt, ":parent": session.parent_session_id,
-                        ":cwd": session.cwd, ":profile_name": session.profile_name,
-                        ":git_repo_root": session.git_repo_root, ":now": self.now(),
-                    })
-                })
-                // The only foreign key a session row has is its parent.
-                .map_err(|e| {
-                    let parent = session.parent_session_id.as_deref().unwrap_or_default();
-                    foreign_key_to_not_found(e, parent, "creating a session")
-                })?;
-            if let Some(parent) = parent {
-                conn.execute(INHERIT_WORKSPACE, [&session.id, parent]).context("inheriting from the parent")?;
-                conn.execute(INHERIT_GATEWAY, [&session.id, parent]).context("inheriting from the parent")?;
-            }
-            Ok(())
+            upsert_session(conn, session, self.now())
         })?;
         Ok(session.id.clone())
     }
@@ -618,4 +595,41 @@ impl Sessions for SessionDb {
     fn get_session(&self, session_id: &str) -> Result<Option<Session>> {
         self.read(|conn| Ok(hermes_state_query::get_session(conn, session_id)?))
     }
+}
+
+/// `create_session`'s statements inside a caller's transaction: the row
+/// inserted, or its NULL columns filled (`api.md` §2.1), and the workspace
+/// and gateway fields inherited from the parent. The accounting writes call
+/// it too, so that creating a missing session and counting its tokens are
+/// one transaction.
+pub(crate) fn upsert_session(conn: &Connection, session: &NewSession, now: f64) -> Result<()> {
+    let model_config = stored::encode_json_field(session.model_config.as_ref());
+    let parent = session
+        .parent_session_id
+        .as_deref()
+        .filter(|p| !p.is_empty());
+    conn.prepare_cached(UPSERT_SESSION)
+        .and_then(|mut stmt| {
+            stmt.execute(named_params! {
+                ":id": session.id, ":source": session.source, ":user_id": session.user_id,
+                ":session_key": session.session_key, ":chat_id": session.chat_id,
+                ":chat_type": session.chat_type, ":thread_id": session.thread_id,
+                ":model": session.model, ":model_config": model_config,
+                ":system_prompt": session.system_prompt, ":parent": session.parent_session_id,
+                ":cwd": session.cwd, ":profile_name": session.profile_name,
+                ":git_repo_root": session.git_repo_root, ":now": now,
+            })
+        })
+        // The only foreign key a session row has is its parent.
+        .map_err(|e| {
+            let parent = session.parent_session_id.as_deref().unwrap_or_default();
+            foreign_key_to_not_found(e, parent, "creating a session")
+        })?;
+    if let Some(parent) = parent {
+        conn.execute(INHERIT_WORKSPACE, [&session.id, parent])
+            .context("inheriting from the parent")?;
+        conn.execute(INHERIT_GATEWAY, [&session.id, parent])
+            .context("inheriting from the parent")?;
+    }
+    Ok(())
 }
