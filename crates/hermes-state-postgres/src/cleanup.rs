@@ -9,9 +9,10 @@ use crate::deletes::IS_EMPTY_SESSION;
 use crate::deletes::delete_rows;
 use crate::deletes::delete_with_delegates;
 use crate::error::Context;
-use crate::more_ops::archive_stale;
+use crate::error::Result;
 use crate::prune::candidate_ids;
 use crate::prune::checked_candidates;
+use crate::rich_listing::LAST_ACTIVE;
 use crate::session_updates::archive_lineages;
 use crate::sweeps::AutoRun;
 use crate::sweeps::GHOST_AGE;
@@ -28,6 +29,7 @@ use hermes_state_core::prune::PruneSelection;
 use hermes_state_core::prune::remove_transcripts;
 use hermes_state_core::rich_listing;
 use hermes_state_core::store::Cleanup;
+use postgres::Transaction;
 use std::path::Path;
 
 impl Cleanup for PgStore {
@@ -294,4 +296,28 @@ impl Cleanup for PgStore {
         }
         Ok(ids.len())
     }
+}
+
+/// Archives the sessions idle since before `idle_before` with their
+/// compression lineages, inside the caller's transaction; returns how many
+/// were selected. The one idle-session rule of `archive_stale_sessions`
+/// and `maybe_auto_archive` (`hermes_state_core::rich_listing::stale_session_ids`).
+pub(crate) fn archive_stale(
+    tx: &mut Transaction<'_>,
+    idle_before: f64,
+    exclude_pinned: bool,
+) -> Result<usize> {
+    let sql = format!(
+        "SELECT s.id FROM sessions s
+         WHERE s.archived = 0 AND COALESCE(s.end_reason, '') <> 'compression'
+           AND ($2 OR s.pinned = 0) AND {LAST_ACTIVE} < $1
+         ORDER BY s.started_at, s.id"
+    );
+    let ids: Vec<String> = tx
+        .query(&sql, &[&idle_before, &!exclude_pinned])
+        .context("finding stale sessions")?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    archive_lineages(tx, &ids)
 }

@@ -28,7 +28,6 @@ use hermes_state_core::Result as CoreResult;
 use hermes_state_core::coordination::Delegation;
 use hermes_state_core::coordination::DelegationFilter;
 use hermes_state_core::gateway::GatewayPeer;
-use hermes_state_core::lookups::PeerLookup;
 use hermes_state_core::rich_listing::RichSession;
 use hermes_state_core::store::Coordination;
 use hermes_state_core::telegram_topics::ALREADY_LINKED;
@@ -113,22 +112,43 @@ impl Coordination for PgStore {
         )?)
     }
 
-    /// `api.md` §12.2: the peer's fields go to the inherent method one by one.
+    /// Records who a gateway session talks to (`api.md` §2.5): sets
+    /// `session_key`, `source`, `user_id`, `chat_id`, `chat_type` and
+    /// `thread_id` from `peer` (a `None` overwrites with NULL), and
+    /// `display_name` / `origin_json` only when given. A no-op unless both
+    /// the id and the session key are non-empty.
     fn record_gateway_session_peer(&self, session_id: &str, peer: &GatewayPeer) -> CoreResult<()> {
-        let lookup = PeerLookup {
-            source: peer.source.clone(),
-            session_key: Some(peer.session_key.clone()),
-            user_id: peer.user_id.clone(),
-            chat_id: peer.chat_id.clone(),
-            chat_type: peer.chat_type.clone(),
-            thread_id: peer.thread_id.clone(),
-        };
-        Ok(PgStore::record_gateway_session_peer(
-            self,
-            session_id,
-            &lookup,
-            peer.display_name.as_deref(),
-            peer.origin_json.as_deref(),
+        let key = peer.session_key.as_str();
+        if session_id.is_empty() || key.is_empty() {
+            return Ok(());
+        }
+        Ok(self.write_in(
+            "recording a gateway peer",
+            &WriteScope::session(session_id),
+            |tx| {
+                tx.execute(
+                    "UPDATE sessions SET session_key = $1, source = $2, user_id = $3, chat_id = $4,
+                   chat_type = $5, thread_id = $6,
+                   display_name = CASE WHEN $7 THEN $8 ELSE display_name END,
+                   origin_json = CASE WHEN $9 THEN $10 ELSE origin_json END
+                 WHERE id = $11",
+                    &[
+                        &key,
+                        &peer.source,
+                        &peer.user_id,
+                        &peer.chat_id,
+                        &peer.chat_type,
+                        &peer.thread_id,
+                        &peer.display_name.is_some(),
+                        &peer.display_name,
+                        &peer.origin_json.is_some(),
+                        &peer.origin_json,
+                        &session_id,
+                    ],
+                )
+                .context("recording a gateway peer")?;
+                Ok(())
+            },
         )?)
     }
 
@@ -640,5 +660,41 @@ impl Coordination for PgStore {
                 .map(|row| rich_from_row(row, false))
                 .collect())
         })?)
+    }
+}
+
+const DELETE_SCOPE_ROUTES: &str = "DELETE FROM gateway_routing WHERE scope = $1";
+
+impl PgStore {
+    /// Replaces the whole routing map of `scope` with `entries`, in one
+    /// transaction: the scope's rows are deleted, then every pair whose key
+    /// and entry are both non-empty is inserted, all with the same
+    /// `updated_at`. Other scopes are untouched; when a key occurs twice,
+    /// the last entry wins.
+    pub fn replace_gateway_routing_entries<K, V>(
+        &self,
+        entries: impl IntoIterator<Item = (K, V)>,
+        scope: &str,
+    ) -> Result<()>
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        const WHAT: &str = "replacing the gateway routing entries";
+        let entries: Vec<(String, String)> = entries
+            .into_iter()
+            .filter(|(key, entry)| !key.as_ref().is_empty() && !entry.as_ref().is_empty())
+            .map(|(key, entry)| (key.as_ref().to_owned(), entry.as_ref().to_owned()))
+            .collect();
+        let updated_at = self.now();
+        self.write(WHAT, |tx| {
+            tx.execute(DELETE_SCOPE_ROUTES, &[&scope]).context(WHAT)?;
+            let insert = tx.prepare(UPSERT_ROUTE).context(WHAT)?;
+            for (key, entry) in &entries {
+                tx.execute(&insert, &[&scope, key, entry, &updated_at])
+                    .context(WHAT)?;
+            }
+            Ok(())
+        })
     }
 }

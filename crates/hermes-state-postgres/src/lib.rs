@@ -35,7 +35,6 @@ mod message_edits;
 mod message_reads;
 mod messages;
 mod migrate;
-mod more_ops;
 mod pool;
 mod prune;
 mod repo_roots;

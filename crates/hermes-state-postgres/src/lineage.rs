@@ -8,15 +8,17 @@ use hermes_state_core::sessions::MAX_LINEAGE_STEPS;
 use postgres::{Row, Transaction};
 
 use crate::PgStore;
+use crate::error::PgError;
 use crate::error::{Context, Result};
 use crate::lookups::RESUME_CHILDREN;
 use crate::lookups::compression_tip;
 use crate::lookups::first_unmarked_child;
 use crate::lookups::has_messages;
-use crate::more_ops::PgLineage;
 use hermes_state_core::Result as CoreResult;
 use hermes_state_core::compression_lineage::compression_lineage;
+use hermes_state_core::compression_lineage::{LineageNode, LineageReads};
 use hermes_state_core::lookups::MAX_RESUME_STEPS;
+use hermes_state_core::lookups::has_marker;
 use hermes_state_core::store::Lineage;
 
 /// The session and its ancestors, one row per distinct session, walking up
@@ -201,5 +203,52 @@ impl Lineage for PgStore {
     /// ([`hermes_state_core::compression_lineage`]); `[]` for an unknown id.
     fn get_compression_lineage(&self, session_id: &str) -> CoreResult<Vec<String>> {
         Ok(self.read(|tx| compression_lineage(&mut PgLineage { tx }, session_id))?)
+    }
+}
+
+const LINEAGE_NODE: &str =
+    "SELECT id, parent_session_id, end_reason, model_config FROM sessions WHERE id = $1";
+
+/// Children of `$1`, earliest start first (SQLite orders NULL first; ties,
+/// which the original leaves to SQLite, by id); the branch marker is
+/// filtered by the rule.
+const LINEAGE_CHILDREN: &str = "SELECT id, parent_session_id, end_reason, model_config
+FROM sessions WHERE parent_session_id = $1
+ORDER BY started_at ASC NULLS FIRST, id ASC";
+
+/// The PostgreSQL store as the compression-lineage rule's reads.
+pub(crate) struct PgLineage<'t, 'c> {
+    pub(crate) tx: &'t mut Transaction<'c>,
+}
+
+fn lineage_node(row: &postgres::Row) -> LineageNode {
+    LineageNode {
+        id: row.get(0),
+        parent: row.get(1),
+        end_reason: row.get(2),
+        branched: has_marker(row.get::<_, Option<&str>>(3), "_branched_from"),
+    }
+}
+
+impl LineageReads for PgLineage<'_, '_> {
+    type Error = PgError;
+
+    fn node(&mut self, id: &str) -> Result<Option<LineageNode>> {
+        Ok(self
+            .tx
+            .query_opt(LINEAGE_NODE, &[&id])
+            .context("reading a session of a compression chain")?
+            .as_ref()
+            .map(lineage_node))
+    }
+
+    fn children(&mut self, id: &str) -> Result<Vec<LineageNode>> {
+        Ok(self
+            .tx
+            .query(LINEAGE_CHILDREN, &[&id])
+            .context("following a compression chain")?
+            .iter()
+            .map(lineage_node)
+            .collect())
     }
 }

@@ -4,7 +4,6 @@ use hermes_state_core::listing::{DEFAULT_LIST_LIMIT, ListFilter, SessionListing}
 
 use crate::PgStore;
 use crate::error::Context;
-use crate::more_ops::RECOVERABLE;
 use crate::prune::fold_ascii;
 use crate::rich_listing::Candidate;
 use crate::rich_listing::ChainMember;
@@ -406,3 +405,9 @@ impl Listings for PgStore {
         })?)
     }
 }
+
+/// Live or ended only by a cleanup, with messages: a gateway session a peer
+/// may resume (`api.md` §12.2).
+const RECOVERABLE: &str =
+    "(s.ended_at IS NULL OR s.end_reason IN ('agent_close', 'ws_orphan_reap'))
+    AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)";

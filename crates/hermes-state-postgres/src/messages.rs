@@ -19,8 +19,6 @@ use crate::message_edits::REWIND_FROM;
 use crate::message_edits::insert_rows;
 use crate::message_edits::rewind_target;
 use crate::message_reads::repair_error;
-use crate::more_ops::LATEST_MATCHING;
-use crate::more_ops::SET_LATEST_USER_API_CONTENT;
 use crate::rows::{MESSAGE_COLUMNS, message_from_row, select_list};
 use crate::sessions::foreign_key_to_not_found;
 use crate::{PgStore, WriteScope, WriteTx};
@@ -716,3 +714,11 @@ impl Messages for PgStore {
         })?)
     }
 }
+
+const SET_LATEST_USER_API_CONTENT: &str = "UPDATE messages SET api_content = $3
+WHERE id = (SELECT id FROM messages WHERE session_id = $1 AND role = 'user' AND active = 1
+            ORDER BY id DESC LIMIT 1)
+  AND content IS NOT DISTINCT FROM $2";
+
+const LATEST_MATCHING: &str = "SELECT id FROM messages
+WHERE session_id = $1 AND role = $2 AND content = $3 AND active = 1 ORDER BY id DESC LIMIT 1";

@@ -18,9 +18,9 @@ use hermes_state_types::pyvalue::float_from_text;
 use postgres::Transaction;
 
 use crate::PgStore;
+use crate::cleanup::archive_stale;
 use crate::deletes::delete_rows;
 use crate::error::{Context, PgError, Result};
-use crate::more_ops::archive_stale;
 use crate::prune::{candidate_ids, checked_candidates};
 
 /// `state_meta` key of the last automatic prune (`schema-v23.md` §8).
