@@ -42,15 +42,6 @@ pub fn migrations() -> Vec<Migration> {
     embedded::migrations::runner().get_migrations().clone()
 }
 
-/// The newest embedded migration version.
-pub fn latest_version() -> i32 {
-    migrations()
-        .iter()
-        .map(Migration::version)
-        .max()
-        .unwrap_or(BASELINE_VERSION)
-}
-
 /// What [`apply`] did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct HistoryReport {

@@ -41,13 +41,6 @@ impl Content {
             _ => None,
         }
     }
-
-    /// Decodes a stored TEXT value: strips the multimodal prefix and parses the
-    /// JSON after it; invalid JSON after the prefix gives back the raw string, as
-    /// the original does ([`crate::stored::decode_content_text`]).
-    pub fn decode_stored_text(text: String) -> Content {
-        crate::stored::decode_content_text(text)
-    }
 }
 
 impl From<&str> for Content {

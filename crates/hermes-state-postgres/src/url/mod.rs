@@ -170,15 +170,6 @@ impl StoreUrl {
         })
     }
 
-    /// The same server and database with another schema.
-    pub fn with_schema(&self, schema: &str) -> Result<StoreUrl> {
-        validate_schema_name(schema)?;
-        Ok(StoreUrl {
-            schema: schema.to_owned(),
-            ..self.clone()
-        })
-    }
-
     /// The store's schema.
     pub fn schema(&self) -> &str {
         &self.schema
