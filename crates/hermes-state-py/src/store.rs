@@ -10,9 +10,10 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use hermes_state::by_name;
-use hermes_state::{SessionDb, SessionStore};
+use hermes_state::{SessionDb, SessionStore, StoreLocation, open_store};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -26,14 +27,29 @@ use crate::errors::{self, Sqlite3Class};
 #[pyclass(frozen, module = "hermes_state_rs._native")]
 pub struct NativeStore {
     store: Box<dyn SessionStore>,
+    /// A server store after `close()`: the contract has no close (a
+    /// PostgreSQL handle's connections go when it is dropped), so the
+    /// binding answers every later call as the original does after close.
+    closed: AtomicBool,
 }
 
 #[pymethods]
 impl NativeStore {
-    /// Opens the store at `path` (created when missing unless `read_only`).
+    /// Opens the store at `path` (created when missing unless `read_only`),
+    /// or, for a `postgres://` / `postgresql://` URL, the PostgreSQL store it
+    /// names (the same contract, `docs/POSTGRES.md`).
     #[new]
     #[pyo3(signature = (path, read_only = false))]
-    fn new(py: Python<'_>, path: PathBuf, read_only: bool) -> PyResult<Self> {
+    fn new(py: Python<'_>, path: String, read_only: bool) -> PyResult<Self> {
+        if is_server_url(&path) {
+            let store = guarded(py, "SessionDB()", || open_server(&path, read_only))?
+                .map_err(|error| errors::library_error(py, &error))?;
+            return Ok(NativeStore {
+                store,
+                closed: AtomicBool::new(false),
+            });
+        }
+        let path = PathBuf::from(path);
         if read_only && !path.exists() {
             // The original's read-only open is SQLite's `mode=ro` connect,
             // which refuses a missing file with this error (`api.md` §14).
@@ -43,7 +59,10 @@ impl NativeStore {
         }
         let store = guarded(py, "SessionDB()", || open(&path, read_only))?
             .map_err(|error| errors::library_error(py, &error))?;
-        Ok(NativeStore { store })
+        Ok(NativeStore {
+            store,
+            closed: AtomicBool::new(false),
+        })
     }
 
     /// Calls the original's method `op` with the keyword arguments the
@@ -56,6 +75,16 @@ impl NativeStore {
     ) -> PyResult<Bound<'py, PyAny>> {
         let args = convert::kwargs_to_json(kwargs)?;
         let store = self.store.as_ref();
+        if store.as_sqlite().is_none() {
+            if op == "close" {
+                // A second close does nothing, as the original's.
+                self.closed.store(true, Ordering::SeqCst);
+                return Ok(py.None().into_bound(py));
+            }
+            if self.closed.load(Ordering::SeqCst) {
+                return Err(errors::library_error(py, &hermes_state::Error::Closed));
+            }
+        }
         match guarded(py, op, || by_name::call(store, op, &args)) {
             Ok(Ok(answer)) => convert::to_python(py, &answer),
             Ok(Err(error)) => Err(errors::call_error(py, error)),
@@ -130,6 +159,18 @@ pub fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
     guarded(py, "_panic_for_tests", || -> () {
         panic!("a deliberate panic (the binding's own test)")
     })
+}
+
+/// Whether the location names a PostgreSQL server rather than a file.
+fn is_server_url(location: &str) -> bool {
+    location.starts_with("postgres://") || location.starts_with("postgresql://")
+}
+
+/// The PostgreSQL store a URL names; a writable open creates or upgrades
+/// it now, as the file's writable open does (see [`open`]).
+fn open_server(url: &str, read_only: bool) -> hermes_state::Result<Box<dyn SessionStore>> {
+    let location = StoreLocation::parse(url)?;
+    open_store(&location, read_only)
 }
 
 fn open(path: &Path, read_only: bool) -> hermes_state::Result<Box<dyn SessionStore>> {

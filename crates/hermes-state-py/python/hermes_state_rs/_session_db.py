@@ -24,12 +24,18 @@ class SessionDB:
     threads (the gateway's pattern). See ``docs/PYTHON.md``.
 
     ``db_path`` is a ``str`` or ``os.PathLike`` (default: ``DEFAULT_DB_PATH``,
-    ``$HERMES_HOME/state.db``). ``read_only=True`` opens an existing store
-    without ever writing to it.
+    ``$HERMES_HOME/state.db``), or a ``postgresql://`` URL naming a store on
+    a PostgreSQL server (kept as the ``str`` given; ``_conn`` does not exist
+    there). ``read_only=True`` opens an existing store without ever writing
+    to it.
     """
 
     def __init__(self, db_path: Path = None, read_only: bool = False):
-        self.db_path = Path(db_path) if db_path else _default_db_path()
+        if _is_server_url(db_path):
+            # A URL stays text: ``Path`` would fold its ``//``.
+            self.db_path = db_path
+        else:
+            self.db_path = Path(db_path) if db_path else _default_db_path()
         self.read_only = read_only
         self._raw_conn = None
         self._raw_lock = threading.Lock()
@@ -63,6 +69,11 @@ class SessionDB:
         through it is committed at once and seen by the store's next call.
         ``None`` after ``close()``, as the original's.
         """
+        if _is_server_url(self.db_path):
+            raise AttributeError(
+                "_conn is a sqlite3 connection to a file; this store is on a "
+                "PostgreSQL server: use its methods"
+            )
         if self._raw_conn is None and not self._closed:
             with self._raw_lock:
                 if self._raw_conn is None and not self._closed:
@@ -129,6 +140,11 @@ def _default_db_path() -> Path:
     # Read at each open, so that a test or a caller that sets the package's
     # ``DEFAULT_DB_PATH`` (as the original's is set) is obeyed.
     return Path(sys.modules[__package__].DEFAULT_DB_PATH)
+
+
+def _is_server_url(location) -> bool:
+    """Whether ``location`` names a PostgreSQL store rather than a file."""
+    return isinstance(location, str) and location.startswith(("postgres://", "postgresql://"))
 
 
 def _open_raw(path: Path, read_only: bool) -> sqlite3.Connection:
