@@ -1,9 +1,9 @@
 //! Writing an import of the JSONL export (`docs/EXPORT-FORMAT.md`) in one
 //! transaction, by the SQLite import's rules.
 //!
-//! The facade reads and checks the file and hands over its rows, values in
-//! SQLite's storage classes ([`ImportRow`]); here they are written all or
-//! nothing: one write transaction for the whole file, so a failure leaves
+//! The contract crate reads and checks the file and hands over its rows,
+//! values in SQLite's storage classes ([`ImportRow`]); here they are
+//! written all or nothing: one write transaction for the whole file, so a failure leaves
 //! the store as it was. The rules are the SQLite import's
 //! (`SessionDb::import_jsonl`): an existing session is skipped (or, with
 //! `overwrite`, replaced: its row updated, its messages deleted and
@@ -20,6 +20,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use hermes_state_core::export::{Cell, ImportOutcome, ImportRow};
 use hermes_state_types::stored::StoredValue;
 use postgres::types::ToSql;
 use postgres::{Statement, Transaction};
@@ -30,47 +31,6 @@ use crate::copy::{Column, ColumnKind, columns, param};
 use crate::error::{Context, PgError, Result};
 
 mod session_list;
-
-pub use session_list::{ListOutcome, ListedRow, ListedSession};
-
-/// One row of an import, in file order: a session, then its messages.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ImportRow {
-    /// A session line: its id and every column the store has (`id` included).
-    Session {
-        /// The session's id.
-        id: String,
-        /// `(column, value)` pairs.
-        values: Vec<(String, StoredValue)>,
-    },
-    /// A message line of the session before it.
-    Message {
-        /// The exported id, kept when free.
-        id: Option<i64>,
-        /// Every other column the store has.
-        values: Vec<(String, StoredValue)>,
-    },
-}
-
-/// What [`PgStore::import_rows`] did (the facade's `ImportReport` without
-/// the columns it dropped while reading).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ImportOutcome {
-    /// Sessions written (new and replaced).
-    pub imported: u64,
-    /// Existing sessions replaced.
-    pub replaced: Vec<String>,
-    /// Existing sessions left untouched, their messages skipped.
-    pub skipped: Vec<String>,
-    /// Messages written.
-    pub messages: u64,
-    /// Messages written under a new id because theirs was taken.
-    pub renumbered: u64,
-    /// Sessions written without their missing (or cycle-closing) parent.
-    pub orphaned: Vec<String>,
-    /// `(session, title)` written untitled because the title is taken.
-    pub title_conflicts: Vec<(String, String)>,
-}
 
 /// Where the walk through the rows stands.
 enum Cursor {
@@ -113,8 +73,8 @@ impl PgStore {
                 outcome: ImportOutcome::default(),
             };
             let mut cursor = Cursor::Idle;
-            for (index, row) in rows.iter().enumerate() {
-                import.apply(tx, index, row, overwrite, &mut cursor)?;
+            for row in rows {
+                import.apply(tx, row, overwrite, &mut cursor)?;
             }
             import.sync_sequence(tx)?;
             Ok(import.outcome)
@@ -135,13 +95,12 @@ impl Import {
     fn apply(
         &mut self,
         tx: &mut Transaction<'_>,
-        index: usize,
         row: &ImportRow,
         overwrite: bool,
         cursor: &mut Cursor,
     ) -> Result<()> {
         match row {
-            ImportRow::Session { id, values } => {
+            ImportRow::Session { line, id, values } => {
                 let exists = session_exists(tx, id)?;
                 if exists && !overwrite {
                     self.outcome.skipped.push(id.clone());
@@ -155,23 +114,23 @@ impl Import {
                 }
                 let mut values = values.clone();
                 for (column, value) in &mut values {
-                    match (column.as_str(), &*value) {
-                        ("parent_session_id", StoredValue::Text(parent))
+                    match (column.as_str(), value.as_text()) {
+                        ("parent_session_id", Some(parent))
                             if !session_exists(tx, parent)? || closes_cycle(tx, id, parent)? =>
                         {
-                            *value = StoredValue::Null;
+                            *value = Cell::Stored(StoredValue::Null);
                             self.outcome.orphaned.push(id.clone());
                         }
-                        ("title", StoredValue::Text(title)) if title_taken(tx, title, id)? => {
+                        ("title", Some(title)) if title_taken(tx, title, id)? => {
                             self.outcome
                                 .title_conflicts
-                                .push((id.clone(), title.clone()));
-                            *value = StoredValue::Null;
+                                .push((id.clone(), title.to_owned()));
+                            *value = Cell::Stored(StoredValue::Null);
                         }
                         _ => {}
                     }
                 }
-                self.upsert_session(tx, index, id, &values)?;
+                self.upsert_session(tx, *line, id, &values)?;
                 self.outcome.imported += 1;
                 *cursor = Cursor::Writing {
                     explicit_ids: true,
@@ -179,7 +138,7 @@ impl Import {
                 };
                 Ok(())
             }
-            ImportRow::Message { id, values } => {
+            ImportRow::Message { line, id, values } => {
                 let Cursor::Writing {
                     explicit_ids,
                     last_id,
@@ -191,7 +150,7 @@ impl Import {
                 // (one statement: a taken id inserts nothing), else a new one.
                 let kept = match id {
                     Some(id) if *explicit_ids && *id > *last_id => {
-                        self.insert_message(tx, index, Some(*id), values)?
+                        self.insert_message(tx, *line, Some(*id), values)?
                     }
                     _ => None,
                 };
@@ -202,7 +161,7 @@ impl Import {
                         if id.is_some() {
                             self.outcome.renumbered += 1;
                         }
-                        self.insert_message(tx, index, None, values)?
+                        self.insert_message(tx, *line, None, values)?
                             .ok_or_else(|| {
                                 PgError::InvalidInput("a message was not inserted".into())
                             })?
@@ -218,12 +177,12 @@ impl Import {
     fn upsert_session(
         &mut self,
         tx: &mut Transaction<'_>,
-        index: usize,
+        line: u64,
         id: &str,
-        values: &[(String, StoredValue)],
+        values: &[(String, Cell)],
     ) -> Result<()> {
-        let what = || format!("import row {}: session {id:?}", index + 1);
-        let (names, params) = bind(&self.sessions, values, &what)?;
+        let what = || format!("export line {line}: session {id:?}");
+        let (names, params) = bind(&self.sessions, stored(values, &what)?, &what)?;
         let updates: Vec<String> = names
             .iter()
             .filter(|name| *name != "id")
@@ -251,12 +210,12 @@ impl Import {
     fn insert_message(
         &mut self,
         tx: &mut Transaction<'_>,
-        index: usize,
+        line: u64,
         id: Option<i64>,
-        values: &[(String, StoredValue)],
+        values: &[(String, Cell)],
     ) -> Result<Option<i64>> {
-        let what = || format!("import row {}: a message", index + 1);
-        let (mut names, mut params) = bind(&self.messages, values, &what)?;
+        let what = || format!("export line {line}: a message");
+        let (mut names, mut params) = bind(&self.messages, stored(values, &what)?, &what)?;
         match id {
             Some(id) => {
                 names.push("id".to_owned());
@@ -313,22 +272,22 @@ type Params = Vec<Box<dyn ToSql + Sync>>;
 
 /// The quoted column names and parameters of `values`, each converted for
 /// its column's type.
-fn bind(
+fn bind<'v>(
     table: &[Column],
-    values: &[(String, StoredValue)],
+    values: impl IntoIterator<Item = (&'v str, &'v StoredValue)>,
     what: &dyn Fn() -> String,
 ) -> Result<(Vec<String>, Params)> {
-    let mut names = Vec::with_capacity(values.len());
-    let mut params: Params = Vec::with_capacity(values.len());
+    let mut names = Vec::new();
+    let mut params: Params = Vec::new();
     let mut seen = HashSet::new();
     for (name, value) in values {
-        let Some(column) = table.iter().find(|c| &c.name == name) else {
+        let Some(column) = table.iter().find(|c| c.name == name) else {
             return Err(PgError::InvalidInput(format!(
                 "{}: the store has no column {name:?}",
                 what()
             )));
         };
-        if !seen.insert(name.as_str()) {
+        if !seen.insert(name) {
             return Err(PgError::InvalidInput(format!(
                 "{}: column {name:?} given twice",
                 what()
@@ -347,6 +306,24 @@ fn bind(
         names.push(format!("\"{}\"", column.name.replace('"', "\"\"")));
     }
     Ok((names, params))
+}
+
+/// An import row's values as stored values: text that is not UTF-8 (which
+/// a damaged SQLite file may hold) has no PostgreSQL form.
+fn stored<'v>(
+    values: &'v [(String, Cell)],
+    what: &dyn Fn() -> String,
+) -> Result<Vec<(&'v str, &'v StoredValue)>> {
+    values
+        .iter()
+        .map(|(name, cell)| match cell {
+            Cell::Stored(value) => Ok((name.as_str(), value)),
+            Cell::RawText(_) => Err(PgError::InvalidInput(format!(
+                "{}, column {name}: text that is not UTF-8 cannot be stored on PostgreSQL",
+                what()
+            ))),
+        })
+        .collect()
 }
 
 fn placeholders(n: usize) -> String {
