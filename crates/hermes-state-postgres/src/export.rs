@@ -14,7 +14,7 @@
 
 use std::ops::ControlFlow;
 
-use hermes_state_core::export::ExportSource;
+use hermes_state_core::export::{ExportSource, SessionExport};
 use hermes_state_core::{Error, Result};
 use hermes_state_types::stored::{StoredValue, StoredValueRef};
 use hermes_state_types::{Message, SCHEMA_VERSION, Session};
@@ -123,18 +123,19 @@ impl ExportSource for ExportSnapshot<'_, '_> {
     fn sessions_by_last_active(
         &mut self,
         source: Option<&str>,
-        each: &mut dyn FnMut(&mut Self, Session, f64) -> Result<ControlFlow<()>>,
+        each: &mut dyn FnMut(&mut Self, SessionExport) -> Result<ControlFlow<()>>,
     ) -> Result<()> {
         let sql = SESSIONS_BY_LAST_ACTIVE
             .replace("{columns}", &select_list("s", &SESSION_COLUMNS))
             .replace("{last_active}", LAST_ACTIVE);
         self.for_each_in_cursor(&sql, &[&source], |snapshot, row| {
             let last_active: Option<f64> = row.get("last_active");
-            each(
-                snapshot,
-                session_from_row(row),
-                last_active.unwrap_or_default(),
-            )
+            let export = SessionExport {
+                session: session_from_row(row),
+                last_active: Some(last_active.unwrap_or_default()),
+                messages: Vec::new(),
+            };
+            each(snapshot, export)
         })
     }
 

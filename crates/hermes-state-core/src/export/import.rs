@@ -194,7 +194,8 @@ impl Import {
                     "truncated export: the end line is missing".to_owned(),
                 ));
             };
-            let kind = match object.remove("type") {
+            // Removed in place: the row keeps the line's column order.
+            let kind = match object.shift_remove("type") {
                 Some(Value::String(kind)) => kind,
                 _ => return Err(invalid(number, "no \"type\"")),
             };
@@ -224,7 +225,8 @@ impl Import {
                     batch.bytes += size;
                     messages_seen += 1;
                     let huge = self.limits.is_some_and(|limits| {
-                        batch.messages >= 2 * limits.messages || batch.bytes >= 2 * limits.bytes
+                        batch.messages >= limits.messages.saturating_mul(2)
+                            || batch.bytes >= limits.bytes.saturating_mul(2)
                     });
                     if huge {
                         // One very large session: written in parts.

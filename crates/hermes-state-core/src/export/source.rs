@@ -51,12 +51,12 @@ pub trait ExportSource {
     /// One session, `None` when unknown.
     fn session(&mut self, session_id: &str) -> Result<Option<Session>>;
     /// The sessions `export_all` returns (`api.md` §11.2: of `source` when
-    /// `Some`, newest activity first, at most 100 000) with their last
-    /// activity; `each` returning `Break` stops.
+    /// `Some`, newest activity first, at most 100 000), each with its
+    /// `last_active` and no messages yet; `each` returning `Break` stops.
     fn sessions_by_last_active(
         &mut self,
         source: Option<&str>,
-        each: &mut dyn FnMut(&mut Self, Session, f64) -> Result<ControlFlow<()>>,
+        each: &mut dyn FnMut(&mut Self, SessionExport) -> Result<ControlFlow<()>>,
     ) -> Result<()>;
     /// The number of messages [`ExportSource::messages`] hands over.
     fn count_messages(&mut self, session_id: &str, include_inactive: bool) -> Result<u64>;
@@ -155,14 +155,10 @@ pub fn export_all_each<S: ExportSource + ?Sized>(
     let mut handed = 0;
     snapshot.sessions_by_last_active(
         source.filter(|s| !s.is_empty()),
-        &mut |snapshot, session, last_active| {
-            let messages = active_messages(snapshot, &session.id)?;
+        &mut |snapshot, mut export| {
+            export.messages = active_messages(snapshot, &export.session.id)?;
             handed += 1;
-            Ok(each(SessionExport {
-                session,
-                last_active: Some(last_active),
-                messages,
-            }))
+            Ok(each(export))
         },
     )?;
     Ok(handed)
@@ -194,13 +190,8 @@ pub fn export_all_parts<S: ExportSource + ?Sized>(
     let mut started = 0;
     snapshot.sessions_by_last_active(
         source.filter(|s| !s.is_empty()),
-        &mut |snapshot, session, last_active| {
+        &mut |snapshot, export| {
             started += 1;
-            let export = SessionExport {
-                session,
-                last_active: Some(last_active),
-                messages: Vec::new(),
-            };
             walk_session(snapshot, export, &mut each)
         },
     )?;

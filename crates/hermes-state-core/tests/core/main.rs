@@ -2,3 +2,4 @@
 //! per subject.
 
 mod error;
+mod export_codec;

@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use hermes_state_core::export::ExportSource;
+use hermes_state_core::export::{ExportSource, SessionExport};
 use hermes_state_query::rows::session_from_row;
 use hermes_state_query::values::{self, real};
 use hermes_state_types::stored::StoredValueRef;
@@ -81,7 +81,7 @@ impl ExportSource for Snapshot<'_> {
     fn row_columns(&mut self) -> Result<(Vec<String>, Vec<String>)> {
         let names = |sql: &str, what: &str| -> Result<Vec<String>> {
             let stmt = self.0.prepare_cached(sql).context(what)?;
-            Ok(stmt.column_names().into_iter().map(str::to_owned).collect())
+            Ok(stmt.column_names().map(str::to_owned).collect())
         };
         Ok((
             names(SESSIONS_IN_LINEAGE_ORDER, "listing sessions to export")?,
@@ -131,7 +131,7 @@ impl ExportSource for Snapshot<'_> {
     fn sessions_by_last_active(
         &mut self,
         source: Option<&str>,
-        each: &mut dyn FnMut(&mut Self, Session, f64) -> Result<ControlFlow<()>>,
+        each: &mut dyn FnMut(&mut Self, SessionExport) -> Result<ControlFlow<()>>,
     ) -> Result<()> {
         const WHAT: &str = "listing sessions";
         let conn = self.0;
@@ -142,7 +142,12 @@ impl ExportSource for Snapshot<'_> {
         while let Some(row) = rows.next().context(WHAT)? {
             let session = session_from_row(row, &columns[..session_columns]).context(WHAT)?;
             let last_active = real(row.get_ref(session_columns).context(WHAT)?);
-            if each(self, session, last_active.unwrap_or_default())?.is_break() {
+            let export = SessionExport {
+                session,
+                last_active: Some(last_active.unwrap_or_default()),
+                messages: Vec::new(),
+            };
+            if each(self, export)?.is_break() {
                 break;
             }
         }
