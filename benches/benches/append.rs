@@ -11,6 +11,7 @@
 mod common;
 
 use criterion::{Criterion, Throughput};
+use hermes_state::prelude::*;
 use hermes_state::{NewMessage, SessionDb};
 use hermes_state_benches::baseline::{Baseline, RawMessage};
 use hermes_state_benches::{corpus, message_pool};

@@ -13,6 +13,7 @@ mod common;
 
 use criterion::Criterion;
 use hermes_state::SessionDb;
+use hermes_state::prelude::*;
 use hermes_state_benches::cases::search_cases;
 
 fn main() {

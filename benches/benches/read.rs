@@ -9,6 +9,7 @@
 
 mod common;
 
+use hermes_state::prelude::*;
 use std::time::Duration;
 
 use criterion::{Criterion, Throughput};

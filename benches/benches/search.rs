@@ -11,6 +11,7 @@ mod common;
 
 use criterion::Criterion;
 use hermes_state::SessionDb;
+use hermes_state::prelude::*;
 use hermes_state_benches::baseline::Baseline;
 use hermes_state_benches::cases::search_cases;
 

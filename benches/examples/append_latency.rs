@@ -23,6 +23,7 @@
 // A command-line tool: the figures go to stdout.
 #![allow(clippy::print_stdout)]
 use hermes_state::SessionDb;
+use hermes_state::prelude::*;
 use hermes_state_benches::baseline::{Baseline, RawMessage};
 use hermes_state_benches::corpus::{self, Corpus};
 use std::time::Instant;

@@ -22,6 +22,7 @@
 // A command-line tool: the timings go to stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use hermes_state::prelude::*;
 use std::time::{Duration, Instant};
 
 use hermes_state::query::conversation_search::{ConversationScope, search_conversations_by_pages};

@@ -27,6 +27,7 @@
 // A command-line tool: the figures go to stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use hermes_state::prelude::*;
 use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};

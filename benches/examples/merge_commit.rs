@@ -14,6 +14,7 @@
 
 // A command-line tool: the figures go to stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
+use hermes_state::prelude::*;
 use std::time::Instant;
 
 use hermes_state::{FTS_MERGE_PAGES, NewMessage, NewSession, SessionDb};

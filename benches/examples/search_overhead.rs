@@ -38,6 +38,7 @@
 // A command-line tool: the timings go to stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+use hermes_state::prelude::*;
 use std::time::{Duration, Instant};
 
 use hermes_state::SessionDb;

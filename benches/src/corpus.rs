@@ -18,6 +18,7 @@
 //! sessions are inserted with plain SQL, because their timestamps, token
 //! counters and end reasons must be deterministic.
 
+use hermes_state::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;

@@ -1,6 +1,7 @@
 //! Tests of the generator and the baseline on a tiny corpus (a few thousand
 //! messages, built in a temporary folder: `cargo test --workspace` stays fast).
 
+use hermes_state::prelude::*;
 use hermes_state::{SessionDb, rusqlite};
 
 use crate::baseline::{Baseline, RawMessage};

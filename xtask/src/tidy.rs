@@ -12,9 +12,11 @@ pub mod references;
 
 /// The crates in dependency order: each may depend only on those before it
 /// (and `schema` and `query`, siblings on `sqlite`, not on each other: see
-/// [`sibling_problems`]).
-pub const LAYERS: [&str; 7] = [
+/// [`sibling_problems`]; the PostgreSQL backend stands on the contract crate
+/// alone: see [`postgres_problems`]).
+pub const LAYERS: [&str; 8] = [
     "hermes-state-types",
+    CORE,
     "hermes-state-sqlite",
     "hermes-state-schema",
     "hermes-state-query",
@@ -24,8 +26,26 @@ pub const LAYERS: [&str; 7] = [
 ];
 
 /// The library crates (everything but the binary, which may open files of its own).
-pub const LIBRARIES: [&str; 6] = [
-    LAYERS[0], LAYERS[1], LAYERS[2], LAYERS[3], LAYERS[4], LAYERS[5],
+pub const LIBRARIES: [&str; 7] = [
+    LAYERS[0], LAYERS[1], LAYERS[2], LAYERS[3], LAYERS[4], LAYERS[5], LAYERS[6],
+];
+
+/// The contract crate: the operations, types and rules of a store, linking
+/// no database.
+pub const CORE: &str = "hermes-state-core";
+
+/// The crates that link a database: SQLite (the bindings and the bundled
+/// library) and the PostgreSQL client.
+pub const DATABASE_CRATES: [&str; 4] = ["rusqlite", "libsqlite3-sys", "postgres", "tokio-postgres"];
+
+/// What the PostgreSQL backend must not stand on: the SQLite crates of the
+/// workspace, the facade, and SQLite itself.
+pub const NOT_UNDER_POSTGRES: [&str; 5] = [
+    "hermes-state-sqlite",
+    "hermes-state-schema",
+    "hermes-state-query",
+    "hermes-state",
+    "libsqlite3-sys",
 ];
 
 /// The crates that issue DDL: the schema crate for SQLite files, the
@@ -43,18 +63,26 @@ pub fn workspace_root() -> PathBuf {
 
 /// `cargo metadata` of the workspace, with the resolved dependency graph.
 pub fn metadata() -> Result<Value> {
+    serde_json::from_slice(&cargo(&["metadata", "--format-version", "1"])?)
+        .context("parsing cargo metadata")
+}
+
+/// The standard output of `cargo <args>` run at the workspace root (the
+/// cargo running this, when there is one).
+fn cargo(args: &[&str]) -> Result<Vec<u8>> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
-        .args(["metadata", "--format-version", "1"])
+        .args(args)
         .current_dir(workspace_root())
         .output()
-        .context("running cargo metadata")?;
+        .with_context(|| format!("running cargo {}", args.join(" ")))?;
     anyhow::ensure!(
         output.status.success(),
-        "cargo metadata failed: {}",
+        "cargo {} failed: {}",
+        args.join(" "),
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_json::from_slice(&output.stdout).context("parsing cargo metadata")
+    Ok(output.stdout)
 }
 
 /// Package names of the normal (non-dev, non-build) dependency closure of a package.
@@ -112,6 +140,8 @@ pub fn check_all() -> Result<Vec<String>> {
     problems.extend(cli_boundary_problems(&metadata)?);
     problems.extend(single_sqlite_problems(&metadata));
     problems.extend(test_kit_problems(&metadata));
+    problems.extend(core_problems(&linked(CORE)?));
+    problems.extend(postgres_problems(&linked("hermes-state-postgres")?));
     problems.extend(live_file_problems()?);
     problems.extend(ddl_problems()?);
     problems.extend(read_side_write_problems()?);
@@ -130,11 +160,46 @@ pub fn test_kit_problems(metadata: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The packages a build of `package` alone links (`cargo tree -e normal -p`):
+/// its normal dependencies with the features it asks for itself. Not `cargo
+/// metadata`'s graph, which unifies features across the workspace (there
+/// refinery carries the schema crate's `rusqlite` to every user).
+pub fn linked(package: &str) -> Result<BTreeSet<String>> {
+    let tree = cargo(&["tree", "-e", "normal", "--prefix", "none", "-p", package])?;
+    Ok(String::from_utf8_lossy(&tree)
+        .lines()
+        .filter_map(|line| line.split(' ').next())
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
+/// The contract crate links no database (`linked` is what it links), so a
+/// PostgreSQL-only deployment, a protocol crate or a dashboard can use the
+/// contract without SQLite or a PostgreSQL client.
+pub fn core_problems(linked: &BTreeSet<String>) -> Vec<String> {
+    DATABASE_CRATES
+        .iter()
+        .filter(|name| linked.contains(**name))
+        .map(|name| format!("{CORE} links {name}"))
+        .collect()
+}
+
+/// The PostgreSQL backend (`linked` is what it links) stands on the contract
+/// crate, not on the SQLite crates or the facade, and links no SQLite.
+pub fn postgres_problems(linked: &BTreeSet<String>) -> Vec<String> {
+    NOT_UNDER_POSTGRES
+        .iter()
+        .filter(|name| linked.contains(**name))
+        .map(|name| format!("hermes-state-postgres links {name}"))
+        .collect()
+}
+
 /// The workspace's test-support crate, a dev-dependency only.
 pub const TEST_KIT: &str = "hermes-state-testkit";
 
-/// Dependencies point one way: types <- schema <- query <- facade; the types
-/// crate has no SQLite at all.
+/// Dependencies point one way: types <- core <- sqlite <- schema / query <-
+/// postgres <- facade <- cli; the types crate has no SQLite at all.
 pub fn layering_problems(metadata: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let types = normal_closure(metadata, "hermes-state-types");
@@ -412,6 +477,26 @@ mod tests {
             "closure is deep"
         );
         assert_eq!(layering_problems(&metadata), Vec::<String>::new());
+    }
+
+    #[test]
+    fn core_crate_links_no_database() {
+        let linked = linked(CORE).expect("cargo tree");
+        assert!(
+            linked.contains("hermes-state-types") && linked.contains("serde"),
+            "the tree is computed: {linked:?}"
+        );
+        assert_eq!(core_problems(&linked), Vec::<String>::new());
+    }
+
+    #[test]
+    fn postgres_crate_depends_on_no_sqlite_crate() {
+        let linked = linked("hermes-state-postgres").expect("cargo tree");
+        assert!(
+            linked.contains(CORE) && linked.contains("tokio-postgres"),
+            "the tree is computed: {linked:?}"
+        );
+        assert_eq!(postgres_problems(&linked), Vec::<String>::new());
     }
 
     #[test]

@@ -16,12 +16,48 @@
 //! linking a database it does not use (tidy test
 //! `core_crate_links_no_database` in `xtask`).
 
+pub mod affinity;
 pub mod cleanup;
+mod code_point_ranges;
+pub mod compat;
+pub mod compression_lineage;
+pub mod conversation;
+pub mod conversation_repair;
+pub mod conversation_search;
+pub mod coordination;
 mod error;
 pub mod export;
+pub mod fts5_syntax;
 pub mod gateway;
+pub mod health;
+pub mod import_links;
+pub mod lineage;
+pub mod listing;
+pub mod lookups;
+pub mod message_reads;
+pub mod messages;
 mod original;
+pub mod prune;
+pub mod retry;
+pub mod rich_listing;
+pub mod sanitize;
+pub mod search;
+pub mod session_updates;
+pub mod sessions;
+pub mod stats;
+pub mod store;
+pub mod telegram_topics;
 pub mod titles;
 
 pub use error::{Backend, BackendFailure, Error, Result};
 pub use original::OriginalError;
+pub use store::SessionStore;
+
+/// The contract's traits, to call a store's operations: `use
+/// hermes_state_core::prelude::*;`.
+pub mod prelude {
+    pub use crate::store::{
+        Accounting, BackendName, Cleanup, Coordination, Lineage, Listings, Messages, Search,
+        SessionStore, Sessions, Titles,
+    };
+}

@@ -6,7 +6,15 @@ use hermes_state_types::{AuxiliaryUsage, TokenUpdate};
 use postgres::Transaction;
 
 use crate::error::{Context, Result};
+use crate::stats::MODEL_TOTALS;
+use crate::stats::TOP_SESSIONS;
+use crate::stats::USAGE_BY_MODEL_AND_TASK;
 use crate::{PgStore, WriteScope};
+use hermes_state_core::Result as CoreResult;
+use hermes_state_core::stats::ModelTotals;
+use hermes_state_core::stats::TopSession;
+use hermes_state_core::stats::UsageAttribution;
+use hermes_state_core::store::Accounting;
 
 /// Creates a missing session (source as given) or fills its NULL `model`:
 /// `ensure_session` of the SQLite backend, inside the caller's transaction.
@@ -64,140 +72,6 @@ ON CONFLICT (session_id, model, billing_provider, billing_base_url, billing_mode
     cost_status = COALESCE(excluded.cost_status, session_model_usage.cost_status),
     cost_source = COALESCE(excluded.cost_source, session_model_usage.cost_source),
     last_seen = excluded.last_seen";
-
-impl PgStore {
-    /// Adds (or, with `absolute`, sets) token and cost counters (`api.md`
-    /// §3.1), creating the session with source `unknown` if it is missing.
-    /// Incremental updates with usage also add to the `session_model_usage`
-    /// row of the session's model and billing route (`task = ''`, §3.3).
-    /// One transaction (the SQLite backend uses two: the session first).
-    pub fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()> {
-        let has_usage = update.has_usage();
-        let now = self.now();
-        self.write_in(
-            "updating token counts",
-            &WriteScope::session(session_id),
-            |tx| {
-                ensure_session(tx, session_id, update.model.as_deref(), now)?;
-                set_first_accounted_route(tx, session_id, update, has_usage)?;
-                let route = |value: &Option<String>| if has_usage { value.clone() } else { None };
-                let sql = if update.absolute {
-                    ABSOLUTE_COUNTS
-                } else {
-                    INCREMENTAL_COUNTS
-                };
-                tx.execute(
-                    sql,
-                    &[
-                        &session_id,
-                        &update.input_tokens,
-                        &update.output_tokens,
-                        &update.cache_read_tokens,
-                        &update.cache_write_tokens,
-                        &update.reasoning_tokens,
-                        &update.estimated_cost_usd,
-                        &update.actual_cost_usd,
-                        &update.cost_status,
-                        &update.cost_source,
-                        &update.pricing_version,
-                        &route(&update.billing_provider),
-                        &route(&update.billing_base_url),
-                        &route(&update.billing_mode),
-                        &route(&update.model),
-                        &update.api_call_count,
-                    ],
-                )
-                .context("updating token counts")?;
-                let adds_usage = !update.absolute
-                    && (update.input_tokens != 0
-                        || update.output_tokens != 0
-                        || update.cache_read_tokens != 0
-                        || update.cache_write_tokens != 0
-                        || update.reasoning_tokens != 0
-                        || update.api_call_count != 0
-                        || update.estimated_cost_usd.is_some_and(|c| c != 0.0));
-                if adds_usage {
-                    let session = session_route(tx, session_id)?;
-                    let delta = UsageDelta {
-                        model: update
-                            .model
-                            .clone()
-                            .or(session.model)
-                            .unwrap_or_else(|| "unknown".to_owned()),
-                        provider: update
-                            .billing_provider
-                            .clone()
-                            .or(session.provider)
-                            .unwrap_or_default(),
-                        base_url: update
-                            .billing_base_url
-                            .clone()
-                            .or(session.base_url)
-                            .unwrap_or_default(),
-                        mode: update
-                            .billing_mode
-                            .clone()
-                            .or(session.mode)
-                            .unwrap_or_default(),
-                        task: "",
-                        api_calls: update.api_call_count,
-                        tokens: [
-                            update.input_tokens,
-                            update.output_tokens,
-                            update.cache_read_tokens,
-                            update.cache_write_tokens,
-                            update.reasoning_tokens,
-                        ],
-                        estimated: update.estimated_cost_usd.unwrap_or(0.0),
-                        actual: update.actual_cost_usd.unwrap_or(0.0),
-                        cost_status: update.cost_status.as_deref(),
-                        cost_source: update.cost_source.as_deref(),
-                    };
-                    add_usage(tx, session_id, &delta, now)?;
-                }
-                Ok(())
-            },
-        )
-    }
-
-    /// Records the usage of an auxiliary task (vision, compression, …) in
-    /// `session_model_usage` without touching the session's counters
-    /// (`api.md` §3.2), creating the session with source `unknown` if it is
-    /// missing. Empty ids or tasks are ignored.
-    pub fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> Result<()> {
-        if session_id.is_empty() || usage.task.is_empty() {
-            return Ok(());
-        }
-        let now = self.now();
-        self.write_in(
-            "recording auxiliary usage",
-            &WriteScope::session(session_id),
-            |tx| {
-                ensure_session(tx, session_id, None, now)?;
-                let delta = UsageDelta {
-                    model: usage.model.clone().unwrap_or_else(|| "unknown".to_owned()),
-                    provider: usage.billing_provider.clone().unwrap_or_default(),
-                    base_url: usage.billing_base_url.clone().unwrap_or_default(),
-                    mode: String::new(),
-                    task: &usage.task,
-                    api_calls: 1,
-                    tokens: [
-                        usage.input_tokens,
-                        usage.output_tokens,
-                        usage.cache_read_tokens,
-                        usage.cache_write_tokens,
-                        usage.reasoning_tokens,
-                    ],
-                    estimated: usage.estimated_cost_usd.unwrap_or(0.0),
-                    actual: 0.0,
-                    cost_status: None,
-                    cost_source: None,
-                };
-                add_usage(tx, session_id, &delta, now)
-            },
-        )
-    }
-}
 
 fn ensure_session(
     tx: &mut Transaction<'_>,
@@ -322,4 +196,208 @@ fn add_usage(
     )
     .context("recording model usage")?;
     Ok(())
+}
+
+impl Accounting for PgStore {
+    /// Adds (or, with `absolute`, sets) token and cost counters (`api.md`
+    /// §3.1), creating the session with source `unknown` if it is missing.
+    /// Incremental updates with usage also add to the `session_model_usage`
+    /// row of the session's model and billing route (`task = ''`, §3.3).
+    /// One transaction (the SQLite backend uses two: the session first).
+    fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> CoreResult<()> {
+        let has_usage = update.has_usage();
+        let now = self.now();
+        Ok(self.write_in(
+            "updating token counts",
+            &WriteScope::session(session_id),
+            |tx| {
+                ensure_session(tx, session_id, update.model.as_deref(), now)?;
+                set_first_accounted_route(tx, session_id, update, has_usage)?;
+                let route = |value: &Option<String>| if has_usage { value.clone() } else { None };
+                let sql = if update.absolute {
+                    ABSOLUTE_COUNTS
+                } else {
+                    INCREMENTAL_COUNTS
+                };
+                tx.execute(
+                    sql,
+                    &[
+                        &session_id,
+                        &update.input_tokens,
+                        &update.output_tokens,
+                        &update.cache_read_tokens,
+                        &update.cache_write_tokens,
+                        &update.reasoning_tokens,
+                        &update.estimated_cost_usd,
+                        &update.actual_cost_usd,
+                        &update.cost_status,
+                        &update.cost_source,
+                        &update.pricing_version,
+                        &route(&update.billing_provider),
+                        &route(&update.billing_base_url),
+                        &route(&update.billing_mode),
+                        &route(&update.model),
+                        &update.api_call_count,
+                    ],
+                )
+                .context("updating token counts")?;
+                let adds_usage = !update.absolute
+                    && (update.input_tokens != 0
+                        || update.output_tokens != 0
+                        || update.cache_read_tokens != 0
+                        || update.cache_write_tokens != 0
+                        || update.reasoning_tokens != 0
+                        || update.api_call_count != 0
+                        || update.estimated_cost_usd.is_some_and(|c| c != 0.0));
+                if adds_usage {
+                    let session = session_route(tx, session_id)?;
+                    let delta = UsageDelta {
+                        model: update
+                            .model
+                            .clone()
+                            .or(session.model)
+                            .unwrap_or_else(|| "unknown".to_owned()),
+                        provider: update
+                            .billing_provider
+                            .clone()
+                            .or(session.provider)
+                            .unwrap_or_default(),
+                        base_url: update
+                            .billing_base_url
+                            .clone()
+                            .or(session.base_url)
+                            .unwrap_or_default(),
+                        mode: update
+                            .billing_mode
+                            .clone()
+                            .or(session.mode)
+                            .unwrap_or_default(),
+                        task: "",
+                        api_calls: update.api_call_count,
+                        tokens: [
+                            update.input_tokens,
+                            update.output_tokens,
+                            update.cache_read_tokens,
+                            update.cache_write_tokens,
+                            update.reasoning_tokens,
+                        ],
+                        estimated: update.estimated_cost_usd.unwrap_or(0.0),
+                        actual: update.actual_cost_usd.unwrap_or(0.0),
+                        cost_status: update.cost_status.as_deref(),
+                        cost_source: update.cost_source.as_deref(),
+                    };
+                    add_usage(tx, session_id, &delta, now)?;
+                }
+                Ok(())
+            },
+        )?)
+    }
+
+    /// Records the usage of an auxiliary task (vision, compression, …) in
+    /// `session_model_usage` without touching the session's counters
+    /// (`api.md` §3.2), creating the session with source `unknown` if it is
+    /// missing. Empty ids or tasks are ignored.
+    fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> CoreResult<()> {
+        if session_id.is_empty() || usage.task.is_empty() {
+            return Ok(());
+        }
+        let now = self.now();
+        Ok(self.write_in(
+            "recording auxiliary usage",
+            &WriteScope::session(session_id),
+            |tx| {
+                ensure_session(tx, session_id, None, now)?;
+                let delta = UsageDelta {
+                    model: usage.model.clone().unwrap_or_else(|| "unknown".to_owned()),
+                    provider: usage.billing_provider.clone().unwrap_or_default(),
+                    base_url: usage.billing_base_url.clone().unwrap_or_default(),
+                    mode: String::new(),
+                    task: &usage.task,
+                    api_calls: 1,
+                    tokens: [
+                        usage.input_tokens,
+                        usage.output_tokens,
+                        usage.cache_read_tokens,
+                        usage.cache_write_tokens,
+                        usage.reasoning_tokens,
+                    ],
+                    estimated: usage.estimated_cost_usd.unwrap_or(0.0),
+                    actual: 0.0,
+                    cost_status: None,
+                    cost_source: None,
+                };
+                add_usage(tx, session_id, &delta, now)
+            },
+        )?)
+    }
+
+    /// Token and cost totals per model, most expensive first (NULL costs
+    /// last; equal costs by model, in byte order).
+    fn model_totals(&self) -> CoreResult<Vec<ModelTotals>> {
+        Ok(self.read(|tx| {
+            Ok(tx
+                .query(MODEL_TOTALS, &[])
+                .context("computing model totals")?
+                .iter()
+                .map(|row| ModelTotals {
+                    model: row.get(0),
+                    session_count: row.get(1),
+                    total_input: row.get(2),
+                    total_output: row.get(3),
+                    total_cost: row.get(4),
+                    total_cache_read: row.get(5),
+                    total_cache_write: row.get(6),
+                    total_reasoning: row.get(7),
+                })
+                .collect())
+        })?)
+    }
+
+    /// The `limit` sessions with the most input + output tokens (equal
+    /// totals: earlier sessions first).
+    fn top_sessions(&self, limit: u32) -> CoreResult<Vec<TopSession>> {
+        let limit = i64::from(limit);
+        Ok(self.read(|tx| {
+            Ok(tx
+                .query(TOP_SESSIONS, &[&limit])
+                .context("finding top sessions")?
+                .iter()
+                .map(|row| TopSession {
+                    id: row.get(0),
+                    title: row.get(1),
+                    model: row.get(2),
+                    total_tokens: row.get(3),
+                    estimated_cost_usd: row.get(4),
+                })
+                .collect())
+        })?)
+    }
+
+    /// Usage per model and task (`session_model_usage`), most expensive
+    /// first, then by model and task.
+    fn usage_by_model_and_task(&self) -> CoreResult<Vec<UsageAttribution>> {
+        Ok(self.read(|tx| {
+            Ok(tx
+                .query(USAGE_BY_MODEL_AND_TASK, &[])
+                .context("attributing usage")?
+                .iter()
+                .map(|row| {
+                    let int = |i: usize| row.get::<_, Option<i64>>(i).unwrap_or(0);
+                    UsageAttribution {
+                        model: row.get(0),
+                        task: row.get(1),
+                        session_count: int(2),
+                        api_call_count: int(3),
+                        input_tokens: int(4),
+                        output_tokens: int(5),
+                        cache_read_tokens: int(6),
+                        cache_write_tokens: int(7),
+                        reasoning_tokens: int(8),
+                        estimated_cost_usd: row.get::<_, Option<f64>>(9).unwrap_or(0.0),
+                        actual_cost_usd: row.get::<_, Option<f64>>(10).unwrap_or(0.0),
+                    }
+                })
+                .collect())
+        })?)
+    }
 }

@@ -11,7 +11,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use hermes_state_sqlite::affinity::real_as_text;
+use hermes_state_core::affinity::real_as_text;
 use hermes_state_types::stored::{CONTENT_JSON_PREFIX, StoredValue};
 
 use crate::error::{PgError, Result};
@@ -27,16 +27,14 @@ const REAL_PREFIX: &str = "\u{1}real:";
 /// What SQLite's `messages.content` (TEXT affinity) holds for a value a
 /// writer binds, as `api.md` §4.2 says: an integer becomes its decimal text
 /// (`42` → `'42'`, a boolean's `1` → `'1'`), a real the text SQLite itself
-/// makes of it (asked of SQLite: `hermes_state_sqlite::affinity`; a NaN is
-/// NULL); text, bytes and NULL are kept.
-pub fn as_written(value: StoredValue) -> Result<StoredValue> {
-    Ok(match value {
+/// makes of it (SQLite's rendering, `hermes_state_core::affinity`; a NaN
+/// is NULL); text, bytes and NULL are kept.
+pub fn as_written(value: StoredValue) -> StoredValue {
+    match value {
         StoredValue::Integer(i) => StoredValue::Text(i.to_string()),
-        StoredValue::Real(f) => real_as_text(f)
-            .map_err(|e| PgError::InvalidInput(format!("message content {f}: {e}")))?
-            .map_or(StoredValue::Null, StoredValue::Text),
+        StoredValue::Real(f) => real_as_text(f).map_or(StoredValue::Null, StoredValue::Text),
         other => other,
-    })
+    }
 }
 
 /// The text to store for a value as SQLite would hold it; `what` names the

@@ -1,22 +1,19 @@
 //! Search by conversation on PostgreSQL: this backend's `search_messages`
-//! pages collapsed by compression lineage with the query crate's grouping
+//! pages collapsed by compression lineage with the contract crate's grouping
 //! ([`group_conversations`]), so both backends group, count, span, page and
 //! title alike. Everything runs in one read transaction.
 //!
 //! A step up a chain is taken as SQLite's reads take it: the parent ended
 //! with `compression` and the session is not a `tool` session; its branch
 //! and delegate markers live in `model_config` JSON text that may not be
-//! valid JSON, so they are tested by the query crate's [`has_marker`] on
+//! valid JSON, so they are tested by the contract crate's [`has_marker`] on
 //! the row SQL returns, as in `lookups`.
 
-use hermes_state_query::conversation_search::{
-    ConversationHit, ConversationScope, ConversationSource, group_conversations,
-};
-use hermes_state_query::lookups::has_marker;
-use hermes_state_query::search::{SearchHit, SearchOptions};
+use hermes_state_core::conversation_search::ConversationSource;
+use hermes_state_core::lookups::has_marker;
+use hermes_state_core::search::{SearchHit, SearchOptions};
 use postgres::Transaction;
 
-use crate::PgStore;
 use crate::error::{Context, PgError, Result};
 use crate::lookups::compression_tip;
 use crate::search::search_in;
@@ -27,36 +24,9 @@ const CONTINUED_FROM: &str = "SELECT p.id, c.model_config FROM sessions c
 JOIN sessions p ON p.id = c.parent_session_id
 WHERE c.id = $1 AND p.end_reason = 'compression' AND COALESCE(c.source, '') <> 'tool'";
 
-impl PgStore {
-    /// Searches the messages like [`PgStore::search_messages`] (same query
-    /// syntax, filters and sort) and collapses the hits by conversation — a
-    /// session and its compression continuations (`api.md` §9.2) — with
-    /// its best hit, title, number of hits and their time span;
-    /// `options.limit` and `options.offset` count conversations.
-    pub fn search_conversations(
-        &self,
-        query: &str,
-        options: &SearchOptions,
-    ) -> Result<Vec<ConversationHit>> {
-        self.search_conversations_in(query, options, &ConversationScope::default())
-    }
-
-    /// [`PgStore::search_conversations`] over the hits `scope` takes only
-    /// (some sessions, a time window: `since` inclusive, `until`
-    /// exclusive); hits out of scope count nowhere.
-    pub fn search_conversations_in(
-        &self,
-        query: &str,
-        options: &SearchOptions,
-        scope: &ConversationScope,
-    ) -> Result<Vec<ConversationHit>> {
-        self.read(|tx| group_conversations(&mut PgSource { tx }, query, options, scope))
-    }
-}
-
 /// The store, inside one read transaction, as a [`ConversationSource`].
-struct PgSource<'a, 'b> {
-    tx: &'a mut Transaction<'b>,
+pub(crate) struct PgSource<'a, 'b> {
+    pub(crate) tx: &'a mut Transaction<'b>,
 }
 
 impl ConversationSource for PgSource<'_, '_> {

@@ -13,7 +13,7 @@
 //! (short-lived leases) and `async_delegations` (whose writer uses the
 //! SQLite file directly) are not copied.
 
-use hermes_state_sqlite::affinity::real_as_text;
+use hermes_state_core::affinity::real_as_text;
 use hermes_state_types::stored::StoredValue;
 use postgres::Transaction;
 use postgres::fallible_iterator::FallibleIterator;
@@ -218,9 +218,7 @@ pub(crate) fn param(
             Box::new(Some(text.clone()))
         }
         (ColumnKind::Text, StoredValue::Integer(i)) => Box::new(Some(i.to_string())),
-        (ColumnKind::Text, StoredValue::Real(f)) => {
-            Box::new(real_as_text(*f).map_err(|e| refuse(&format!("cannot format {f}: {e}")))?)
-        }
+        (ColumnKind::Text, StoredValue::Real(f)) => Box::new(real_as_text(*f)),
         (ColumnKind::Text, StoredValue::Blob(_)) => return Err(refuse("a BLOB in a text column")),
         (ColumnKind::Text, StoredValue::Null) => Box::new(None::<String>),
     })
@@ -233,10 +231,9 @@ fn expected(value: StoredValue, kind: ColumnKind) -> StoredValue {
         (ColumnKind::Real, StoredValue::Integer(i)) => StoredValue::Real(i as f64),
         (ColumnKind::Text, StoredValue::Integer(i)) => StoredValue::Text(i.to_string()),
         // As `param` wrote it (an error there stopped the copy before this).
-        (ColumnKind::Text, StoredValue::Real(f)) => match real_as_text(f) {
-            Ok(Some(text)) => StoredValue::Text(text),
-            _ => StoredValue::Null,
-        },
+        (ColumnKind::Text, StoredValue::Real(f)) => {
+            real_as_text(f).map_or(StoredValue::Null, StoredValue::Text)
+        }
         (_, value) => value,
     }
 }

@@ -9,7 +9,7 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use hermes_state_query::prune::remove_transcripts;
+use hermes_state_core::prune::remove_transcripts;
 use postgres::Transaction;
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ use crate::error::{Context, Result};
 
 /// A session that can go without losing anything: untitled, no message
 /// rows, no child sessions.
-const IS_EMPTY_SESSION: &str = "SELECT 1 FROM sessions s
+pub(crate) const IS_EMPTY_SESSION: &str = "SELECT 1 FROM sessions s
 WHERE s.id = $1
   AND (s.title IS NULL OR s.title = '')
   AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)
@@ -26,7 +26,7 @@ WHERE s.id = $1
 
 /// The sessions `count_empty_sessions` counts (`api.md` §11.6), oldest
 /// start first.
-const EMPTY_SESSIONS: &str = "SELECT s.id FROM sessions s
+pub(crate) const EMPTY_SESSIONS: &str = "SELECT s.id FROM sessions s
 WHERE s.message_count = 0 AND s.ended_at IS NOT NULL AND s.archived = 0
 ORDER BY s.started_at, s.id";
 
@@ -37,28 +37,6 @@ const MAYBE_MARKED: &str = "SELECT id, parent_session_id, model_config FROM sess
 WHERE model_config LIKE '%\\_delegate\\_from%'";
 
 impl PgStore {
-    /// Deletes a session with its messages (`api.md` §11.6), in one write
-    /// transaction; `false` for an unknown id. Delegate children (marked
-    /// `_delegate_from`) go with it, recursively; every other child is
-    /// orphaned. With `sessions_dir`, the transcript files of the session
-    /// and of each deleted delegate are removed after the commit.
-    pub fn delete_session_with(
-        &self,
-        session_id: &str,
-        sessions_dir: Option<&Path>,
-    ) -> Result<bool> {
-        let Some(deleted) = self.write("deleting a session", |tx| {
-            delete_with_delegates(tx, session_id)
-        })?
-        else {
-            return Ok(false);
-        };
-        if let Some(dir) = sessions_dir {
-            remove_transcripts(dir, &deleted);
-        }
-        Ok(true)
-    }
-
     /// Deletes several sessions as [`PgStore::delete_session_with`] does,
     /// in one write transaction (`api.md` §11.6). Empty ids are ignored,
     /// unknown ids (and ids already deleted as an earlier one's delegate)
@@ -89,40 +67,6 @@ impl PgStore {
             remove_transcripts(dir, &deleted);
         }
         Ok(count)
-    }
-
-    /// Deletes a session only when it is untitled, has no message rows and
-    /// no child sessions (`api.md` §11.6); returns whether it was deleted
-    /// (`false` for an unknown id).
-    pub fn delete_session_if_empty(&self, session_id: &str) -> Result<bool> {
-        self.write("deleting an empty session", |tx| {
-            let empty = tx
-                .query_opt(IS_EMPTY_SESSION, &[&session_id])
-                .context("checking that a session is empty")?
-                .is_some();
-            if empty {
-                tx.execute("DELETE FROM sessions WHERE id = $1", &[&session_id])
-                    .context("deleting an empty session")?;
-            }
-            Ok(empty)
-        })
-    }
-
-    /// Deletes every empty session (`message_count = 0`, ended, not
-    /// archived: what [`PgStore::count_empty_sessions`] counts), orphaning
-    /// their children and removing any message rows left uncounted;
-    /// returns how many.
-    pub fn delete_empty_sessions(&self) -> Result<usize> {
-        self.write("deleting empty sessions", |tx| {
-            let ids: Vec<String> = tx
-                .query(EMPTY_SESSIONS, &[])
-                .context("finding empty sessions")?
-                .iter()
-                .map(|row| row.get(0))
-                .collect();
-            delete_rows(tx, &ids)?;
-            Ok(ids.len())
-        })
     }
 }
 

@@ -18,6 +18,7 @@ use hermes_state_core::export::{
     ImportOutcome, ImportReport, ImportRow, ImportSink, LineageExport, SessionExport,
     TargetColumns,
 };
+use hermes_state_core::store::Lineage;
 use hermes_state_core::{Error, Result};
 use hermes_state_types::Message;
 

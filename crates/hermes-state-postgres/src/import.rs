@@ -297,7 +297,7 @@ fn bind<'v>(
         // as content becomes the text TEXT affinity makes of it.
         let written;
         let value = if column.kind == ColumnKind::Content {
-            written = content::as_written(value.clone())?;
+            written = content::as_written(value.clone());
             &written
         } else {
             value

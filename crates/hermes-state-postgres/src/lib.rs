@@ -15,6 +15,7 @@
 //! runtime (the client panics there).
 
 mod accounting;
+mod cleanup;
 mod content;
 mod conversation_search;
 mod coordination;
@@ -215,16 +216,6 @@ impl PgStore {
         self.capabilities
     }
 
-    /// A `state_meta` value.
-    pub fn get_meta(&self, key: &str) -> Result<Option<String>> {
-        self.read(|tx| {
-            Ok(tx
-                .query_opt("SELECT value FROM state_meta WHERE key = $1", &[&key])
-                .context("reading state_meta")?
-                .and_then(|row| row.get(0)))
-        })
-    }
-
     /// Sets a `state_meta` value (`api.md` §12.4), replacing any previous
     /// one; `None` stores NULL. (`SessionDb::set_meta` takes a `&str`; the
     /// `SessionStore` seam passes `Some`.)
@@ -287,4 +278,10 @@ fn system_now() -> f64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
         .unwrap_or_default()
+}
+
+impl hermes_state_core::store::BackendName for PgStore {
+    fn backend_name(&self) -> &'static str {
+        "postgres"
+    }
 }

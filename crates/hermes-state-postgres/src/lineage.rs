@@ -3,13 +3,21 @@
 
 use std::collections::{HashMap, HashSet};
 
-use hermes_state_query::lineage::LineageEntry;
-use hermes_state_query::sessions::MAX_LINEAGE_STEPS;
-use hermes_state_query::titles::{escape_like, next_numbered_title, split_numbered};
+use hermes_state_core::lineage::LineageEntry;
+use hermes_state_core::sessions::MAX_LINEAGE_STEPS;
 use postgres::{Row, Transaction};
 
 use crate::PgStore;
 use crate::error::{Context, Result};
+use crate::lookups::RESUME_CHILDREN;
+use crate::lookups::compression_tip;
+use crate::lookups::first_unmarked_child;
+use crate::lookups::has_messages;
+use crate::more_ops::PgLineage;
+use hermes_state_core::Result as CoreResult;
+use hermes_state_core::compression_lineage::compression_lineage;
+use hermes_state_core::lookups::MAX_RESUME_STEPS;
+use hermes_state_core::store::Lineage;
 
 /// The session and its ancestors, one row per distinct session, walking up
 /// (a revisited id ends the walk, as SQLite's `UNION` does).
@@ -39,80 +47,6 @@ fn entry(row: &Row) -> LineageEntry {
         title: row.get(1),
         started_at: row.get::<_, Option<f64>>(2).unwrap_or_default(),
         parent_session_id: row.get(3),
-    }
-}
-
-impl PgStore {
-    /// The session and its ancestors, walking up: the session first, its
-    /// root last. Empty for an unknown id.
-    pub fn ancestors(&self, session_id: &str) -> Result<Vec<LineageEntry>> {
-        self.read(|tx| {
-            Ok(tx
-                .query(ANCESTORS, &[&session_id])
-                .context("reading the lineage")?
-                .iter()
-                .map(entry)
-                .collect())
-        })
-    }
-
-    /// The session and its descendants, level by level: the session first;
-    /// within a level, the children of earlier sessions first. Siblings come
-    /// in `started_at` order, then by id (SQLite: in insertion order, which
-    /// is the same for sessions created one after another). Empty for an
-    /// unknown id.
-    pub fn descendants(&self, session_id: &str) -> Result<Vec<LineageEntry>> {
-        let rows = self.read(|tx| {
-            Ok(tx
-                .query(DESCENDANTS, &[&session_id])
-                .context("reading the lineage")?
-                .iter()
-                .map(|row| (entry(row), row.get::<_, i32>(4)))
-                .collect::<Vec<_>>())
-        })?;
-        Ok(level_order(rows))
-    }
-
-    /// The root of the session's lineage: the last distinct ancestor reached
-    /// by walking parent links (at most `MAX_LINEAGE_STEPS`, stopping at a
-    /// missing row or a repeated id); the session itself when it has no parent
-    /// or is unknown.
-    pub fn lineage_root(&self, session_id: &str) -> Result<String> {
-        let chain = self.read(|tx| root_to_tip(tx, session_id))?;
-        Ok(chain
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| session_id.to_owned()))
-    }
-
-    /// The next title of a lineage (`api.md` §6.4): `X` → `X #2` → `X #3`.
-    /// Existing titles are `base` itself or start with `base #` in ASCII
-    /// case-insensitive comparison (SQLite's `LIKE`).
-    pub fn get_next_title_in_lineage(&self, base_title: &str) -> Result<String> {
-        let base = split_numbered(base_title).map_or(base_title, |(base, _)| base);
-        let pattern = format!("{} #%", escape_like(base));
-        let candidates: Vec<String> = self.read(|tx| {
-            Ok(tx
-                .query(
-                    "SELECT title FROM sessions WHERE title = $1 OR title ILIKE $2 ESCAPE '\\'",
-                    &[&base, &pattern],
-                )
-                .context("reading titles")?
-                .iter()
-                .map(|row| row.get(0))
-                .collect())
-        })?;
-        // ILIKE folds case in every script; SQLite's LIKE in ASCII only.
-        let prefix = format!("{base} #");
-        let existing: Vec<String> = candidates
-            .into_iter()
-            .filter(|title| {
-                title == base
-                    || title.len() >= prefix.len()
-                        && title.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
-            })
-            .collect();
-        Ok(next_numbered_title(base, &existing))
     }
 }
 
@@ -173,4 +107,99 @@ fn level_order(rows: Vec<(LineageEntry, i32)>) -> Vec<LineageEntry> {
         next += 1;
     }
     ordered
+}
+
+impl Lineage for PgStore {
+    /// The session and its ancestors, walking up: the session first, its
+    /// root last. Empty for an unknown id.
+    fn ancestors(&self, session_id: &str) -> CoreResult<Vec<LineageEntry>> {
+        Ok(self.read(|tx| {
+            Ok(tx
+                .query(ANCESTORS, &[&session_id])
+                .context("reading the lineage")?
+                .iter()
+                .map(entry)
+                .collect())
+        })?)
+    }
+
+    /// The session and its descendants, level by level: the session first;
+    /// within a level, the children of earlier sessions first. Siblings come
+    /// in `started_at` order, then by id (SQLite: in insertion order, which
+    /// is the same for sessions created one after another). Empty for an
+    /// unknown id.
+    fn descendants(&self, session_id: &str) -> CoreResult<Vec<LineageEntry>> {
+        let rows = self.read(|tx| {
+            Ok(tx
+                .query(DESCENDANTS, &[&session_id])
+                .context("reading the lineage")?
+                .iter()
+                .map(|row| (entry(row), row.get::<_, i32>(4)))
+                .collect::<Vec<_>>())
+        })?;
+        Ok(level_order(rows))
+    }
+
+    /// The root of the session's lineage: the last distinct ancestor reached
+    /// by walking parent links (at most `MAX_LINEAGE_STEPS`, stopping at a
+    /// missing row or a repeated id); the session itself when it has no parent
+    /// or is unknown.
+    fn lineage_root(&self, session_id: &str) -> CoreResult<String> {
+        let chain = self.read(|tx| root_to_tip(tx, session_id))?;
+        Ok(chain
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| session_id.to_owned()))
+    }
+
+    /// `api.md` §9.2: the newest continuation of a compressed conversation,
+    /// following the best child of each compression-ended session; the id
+    /// itself when there is none (an unknown id included).
+    fn get_compression_tip(&self, session_id: &str) -> CoreResult<String> {
+        Ok(self.read(|tx| compression_tip(tx, session_id))?)
+    }
+
+    /// `api.md` §9.2: the session to resume for `session_id`: its
+    /// compression tip, then down the newest non-branch, non-delegate,
+    /// non-tool children (at most 32 steps); the deepest of them with
+    /// messages, else `session_id` itself (an unknown id included).
+    fn resolve_resume_session_id(&self, session_id: &str) -> CoreResult<String> {
+        Ok(self.read(|tx| {
+            let tip = compression_tip(tx, session_id)?;
+            let mut best = has_messages(tx, &tip)?.then(|| tip.clone());
+            let mut seen = HashSet::from([session_id.to_owned(), tip.clone()]);
+            let mut current = tip;
+            for _ in 0..MAX_RESUME_STEPS {
+                let Some(child) = first_unmarked_child(tx, RESUME_CHILDREN, &current)? else {
+                    break;
+                };
+                if !seen.insert(child.clone()) {
+                    break;
+                }
+                if has_messages(tx, &child)? {
+                    best = Some(child.clone());
+                }
+                current = child;
+            }
+            Ok(best.unwrap_or_else(|| session_id.to_owned()))
+        })?)
+    }
+
+    /// `api.md` §9.2: the first session of the lineage root-to-tip (parent
+    /// links walked up, stopping at a missing row or a repeat); the id
+    /// itself for a root or an unknown id.
+    fn get_conversation_root(&self, session_id: &str) -> CoreResult<String> {
+        let chain = self.read(|tx| root_to_tip(tx, session_id))?;
+        Ok(chain
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| session_id.to_owned()))
+    }
+
+    /// `api.md` §9.2: the compression chain through `session_id`, root
+    /// first, by the query crate's rule
+    /// ([`hermes_state_core::compression_lineage`]); `[]` for an unknown id.
+    fn get_compression_lineage(&self, session_id: &str) -> CoreResult<Vec<String>> {
+        Ok(self.read(|tx| compression_lineage(&mut PgLineage { tx }, session_id))?)
+    }
 }

@@ -10,20 +10,12 @@
 //! text that may not be valid JSON; candidates come ordered from SQL and the
 //! query crate's [`has_marker`] filters them, as in `lookups`.
 
-use std::collections::HashSet;
-
-use hermes_state_query::compression_lineage::{LineageNode, LineageReads, compression_lineage};
-use hermes_state_query::lookups::{PeerLookup, SessionActivity, has_marker};
-use hermes_state_query::rich_listing::{self, RichSession, SessionCwd};
-use hermes_state_types::{Content, Session, stored};
+use hermes_state_core::compression_lineage::{LineageNode, LineageReads};
+use hermes_state_core::lookups::{PeerLookup, has_marker};
 use postgres::Transaction;
-use serde_json::Value;
 
-use crate::content;
 use crate::error::{Context, PgError, Result};
-use crate::prune::fold_ascii;
-use crate::rich_listing::{LAST_ACTIVE, activity_from_row};
-use crate::rows::{SESSION_COLUMNS, select_list, session_from_row};
+use crate::rich_listing::LAST_ACTIVE;
 use crate::session_updates::archive_lineages;
 use crate::{PgStore, WriteScope};
 
@@ -74,161 +66,20 @@ impl PgStore {
             Ok(())
         })
     }
-
-    /// `api.md` §9.2: the compression chain through `session_id`, root
-    /// first, by the query crate's rule
-    /// ([`hermes_state_query::compression_lineage`]); `[]` for an unknown id.
-    pub fn get_compression_lineage(&self, session_id: &str) -> Result<Vec<String>> {
-        self.read(|tx| compression_lineage(&mut PgLineage { tx }, session_id))
-    }
-
-    /// `api.md` §10.4: every working directory that is not NULL and not
-    /// only spaces, with its number of sessions and its last activity (the
-    /// newest end, else start), in byte order (SQLite's `GROUP BY` order); of
-    /// archived sessions too with `include_archived`.
-    pub fn distinct_session_cwds(&self, include_archived: bool) -> Result<Vec<SessionCwd>> {
-        self.read(|tx| {
-            Ok(tx
-                .query(
-                    "SELECT cwd, COUNT(*), MAX(COALESCE(ended_at, started_at, 0)) FROM sessions \
-                     WHERE cwd IS NOT NULL AND btrim(cwd, ' ') <> '' AND ($1 OR archived = 0) \
-                     GROUP BY cwd ORDER BY cwd COLLATE \"C\"",
-                    &[&include_archived],
-                )
-                .context("listing working directories")?
-                .iter()
-                .map(|row| SessionCwd {
-                    cwd: row.get(0),
-                    sessions: row.get(1),
-                    last_active: row.get::<_, Option<f64>>(2).unwrap_or_default(),
-                })
-                .collect())
-        })
-    }
-
-    /// `api.md` §10.4: the picker's conversations whose id (or the id of a
-    /// session of their compression chain) contains `query`, ranked exact
-    /// id, then prefix, then substring, at most `limit` (the SQLite
-    /// backend's rules: `hermes_state_query::rich_listing`'s
-    /// `id_search_options` and `rank_by_id`).
-    pub fn search_sessions_by_id(
-        &self,
-        query: &str,
-        limit: u32,
-        include_archived: bool,
-    ) -> Result<Vec<RichSession>> {
-        let needle = rich_listing::needle(Some(query));
-        if needle.is_empty() || limit == 0 {
-            return Ok(Vec::new());
-        }
-        let candidates = self.list_sessions_rich(&rich_listing::id_search_options(
-            &needle,
-            limit,
-            include_archived,
-        ))?;
-        Ok(rich_listing::rank_by_id(candidates, &needle, limit))
-    }
 }
 
-const SET_LATEST_USER_API_CONTENT: &str = "UPDATE messages SET api_content = $3
+pub(crate) const SET_LATEST_USER_API_CONTENT: &str = "UPDATE messages SET api_content = $3
 WHERE id = (SELECT id FROM messages WHERE session_id = $1 AND role = 'user' AND active = 1
             ORDER BY id DESC LIMIT 1)
   AND content IS NOT DISTINCT FROM $2";
 
-const LATEST_MATCHING: &str = "SELECT id FROM messages
+pub(crate) const LATEST_MATCHING: &str = "SELECT id FROM messages
 WHERE session_id = $1 AND role = $2 AND content = $3 AND active = 1 ORDER BY id DESC LIMIT 1";
-
-impl PgStore {
-    /// Sets `api_content` on the session's newest live `user` message, only
-    /// if its stored content is `content` (`api.md` §4.5; `None` matches a
-    /// NULL content); returns the number of rows changed, 0 or 1.
-    pub fn set_latest_user_api_content(
-        &self,
-        session_id: &str,
-        content: Option<&Content>,
-        api_content: &str,
-    ) -> Result<usize> {
-        const WHAT: &str = "setting a message's api_content";
-        let encoded = match content {
-            None => None,
-            // Content PostgreSQL cannot hold (a NUL) is in no row here.
-            Some(c) => {
-                match content::to_pg(&content::as_written(stored::encode_content(c))?, WHAT) {
-                    Ok(Some(text)) => Some(text),
-                    Ok(None) => None,
-                    Err(_) => return Ok(0),
-                }
-            }
-        };
-        self.write_in(WHAT, &WriteScope::session(session_id), |tx| {
-            let changed = tx
-                .execute(
-                    SET_LATEST_USER_API_CONTENT,
-                    &[&session_id, &encoded, &api_content],
-                )
-                .context(WHAT)?;
-            Ok(usize::try_from(changed).unwrap_or(usize::MAX))
-        })
-    }
-
-    /// Stamps `display_kind` and `display_metadata` (JSON text when truthy,
-    /// else NULL, replacing what was there) on the newest live message of
-    /// the session with this role and this exact text content (`api.md`
-    /// §4.5); returns whether a row matched. An empty session id, content or
-    /// display kind changes nothing (`false`).
-    pub fn set_latest_matching_message_display_kind(
-        &self,
-        session_id: &str,
-        role: &str,
-        content: &str,
-        display_kind: &str,
-        display_metadata: Option<&Value>,
-    ) -> Result<bool> {
-        const WHAT: &str = "setting a message's display kind";
-        if session_id.is_empty() || content.is_empty() || display_kind.is_empty() {
-            return Ok(false);
-        }
-        // Text PostgreSQL cannot hold (a NUL) is in no row here.
-        let Ok(content) = content::text_to_pg(content, WHAT) else {
-            return Ok(false);
-        };
-        let metadata = stored::encode_json_field(display_metadata);
-        self.write_in(WHAT, &WriteScope::session(session_id), |tx| {
-            let Some(row) = tx
-                .query_opt(LATEST_MATCHING, &[&session_id, &role, &content])
-                .context("finding the matching message")?
-            else {
-                return Ok(false);
-            };
-            let id: i64 = row.get(0);
-            tx.execute(
-                "UPDATE messages SET display_kind = $2, display_metadata = $3 WHERE id = $1",
-                &[&id, &display_kind, &metadata],
-            )
-            .context(WHAT)?;
-            Ok(true)
-        })
-    }
-
-    /// `api.md` §10.4, §11.4: archives every session idle for `idle_days`
-    /// with its compression lineage, in one write transaction; returns how
-    /// many sessions were selected (the SQLite backend's rule: not archived,
-    /// not ended by `compression`, unpinned with `exclude_pinned`; a negative
-    /// or NaN `idle_days` archives nothing).
-    pub fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize> {
-        let Some(idle_before) = rich_listing::idle_cutoff(self.now(), idle_days) else {
-            return Ok(0);
-        };
-        self.write("archiving stale sessions", |tx| {
-            archive_stale(tx, idle_before, exclude_pinned)
-        })
-    }
-}
 
 /// Archives the sessions idle since before `idle_before` with their
 /// compression lineages, inside the caller's transaction; returns how many
 /// were selected. The one idle-session rule of `archive_stale_sessions`
-/// and `maybe_auto_archive` (`hermes_state_query::rich_listing::stale_session_ids`).
+/// and `maybe_auto_archive` (`hermes_state_core::rich_listing::stale_session_ids`).
 pub(crate) fn archive_stale(
     tx: &mut Transaction<'_>,
     idle_before: f64,
@@ -251,7 +102,7 @@ pub(crate) fn archive_stale(
 
 /// Live or ended only by a cleanup, with messages: a gateway session a peer
 /// may resume (`api.md` §12.2).
-const RECOVERABLE: &str =
+pub(crate) const RECOVERABLE: &str =
     "(s.ended_at IS NULL OR s.end_reason IN ('agent_close', 'ws_orphan_reap'))
     AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)";
 
@@ -302,154 +153,11 @@ impl PgStore {
             },
         )
     }
-
-    /// `api.md` §12.2: the newest live gateway session of a chat (and
-    /// thread, when given; a missing thread matches `""`), of `platform`
-    /// (ASCII case-insensitive), preferring `user_id`'s; `None` when the
-    /// chat's live sessions belong to several users and none is the given
-    /// one, and for an empty platform or chat.
-    pub fn find_session_by_origin(
-        &self,
-        platform: &str,
-        chat_id: &str,
-        thread_id: Option<&str>,
-        user_id: Option<&str>,
-    ) -> Result<Option<String>> {
-        if platform.is_empty() || chat_id.is_empty() {
-            return Ok(None);
-        }
-        let sql = format!(
-            "SELECT id, COALESCE(user_id, '') FROM sessions
-             WHERE {source} = {platform} AND session_key IS NOT NULL
-               AND chat_id = $2 AND ended_at IS NULL
-               AND ($3::text IS NULL OR COALESCE(thread_id, '') = $3)
-             ORDER BY started_at DESC NULLS LAST, id DESC",
-            source = fold_ascii("source"),
-            platform = fold_ascii("$1"),
-        );
-        let rows: Vec<(String, String)> = self.read(|tx| {
-            Ok(tx
-                .query(&sql, &[&platform, &chat_id, &thread_id])
-                .context("finding a session by origin")?
-                .iter()
-                .map(|row| (row.get(0), row.get(1)))
-                .collect())
-        })?;
-        let Some((newest, _)) = rows.first() else {
-            return Ok(None);
-        };
-        match user_id.filter(|u| !u.is_empty()) {
-            Some(user) => {
-                if let Some((id, _)) = rows.iter().find(|(_, u)| u == user) {
-                    return Ok(Some(id.clone()));
-                }
-                if rows.len() > 1 {
-                    return Ok(None);
-                }
-            }
-            None => {
-                let users: HashSet<&str> = rows
-                    .iter()
-                    .map(|(_, u)| u.trim())
-                    .filter(|u| !u.is_empty())
-                    .collect();
-                if users.len() > 1 {
-                    return Ok(None);
-                }
-            }
-        }
-        Ok(Some(newest.clone()))
-    }
-
-    /// `api.md` §12.2: the newest recoverable session of a gateway peer
-    /// (live, or ended by `agent_close` / `ws_orphan_reap`, with messages),
-    /// by its session key, else (when the peer names its chat and chat type)
-    /// by its whole peer tuple; `None` without a key.
-    pub fn find_latest_gateway_session_for_peer(
-        &self,
-        peer: &PeerLookup,
-    ) -> Result<Option<Session>> {
-        let Some(key) = peer.session_key.as_deref().filter(|k| !k.is_empty()) else {
-            return Ok(None);
-        };
-        let columns = select_list("s", &SESSION_COLUMNS);
-        let by_key = format!(
-            "SELECT {columns} FROM sessions s
-             WHERE s.session_key = $1 AND s.source = $2 AND {RECOVERABLE}
-             ORDER BY s.started_at DESC NULLS LAST, s.id DESC LIMIT 1"
-        );
-        let by_peer = format!(
-            "SELECT {columns} FROM sessions s WHERE s.source = $1
-               AND COALESCE(s.user_id, '') = COALESCE($2::text, '')
-               AND COALESCE(s.chat_id, '') = COALESCE($3::text, '')
-               AND COALESCE(s.chat_type, '') = COALESCE($4::text, '')
-               AND COALESCE(s.thread_id, '') = COALESCE($5::text, '')
-               AND {RECOVERABLE}
-             ORDER BY s.started_at DESC NULLS LAST, s.id DESC LIMIT 1"
-        );
-        self.read(|tx| {
-            if let Some(row) = tx
-                .query_opt(&by_key, &[&key, &peer.source])
-                .context("finding a gateway session")?
-            {
-                return Ok(Some(session_from_row(&row)));
-            }
-            if peer.chat_id.is_none() || peer.chat_type.is_none() {
-                return Ok(None);
-            }
-            Ok(tx
-                .query_opt(
-                    &by_peer,
-                    &[
-                        &peer.source,
-                        &peer.user_id,
-                        &peer.chat_id,
-                        &peer.chat_type,
-                        &peer.thread_id,
-                    ],
-                )
-                .context("finding a gateway session")?
-                .as_ref()
-                .map(session_from_row))
-        })
-    }
-
-    /// `api.md` §12.2: the newest session of each gateway `session_key`,
-    /// with `last_active`, most recently active first; of one platform
-    /// (ASCII case-insensitive) when given and non-empty; live ones only
-    /// with `active_only`.
-    pub fn list_gateway_sessions(
-        &self,
-        platform: Option<&str>,
-        active_only: bool,
-    ) -> Result<Vec<SessionActivity>> {
-        let platform = platform.filter(|p| !p.is_empty());
-        let sql = format!(
-            "SELECT {columns}, {LAST_ACTIVE} AS last_active FROM sessions s
-             WHERE s.session_key IS NOT NULL
-               AND s.started_at = (SELECT MAX(s2.started_at) FROM sessions s2
-                                   WHERE s2.session_key = s.session_key)
-               AND ($1::text IS NULL OR {source} = {platform})
-               AND (NOT $2 OR s.ended_at IS NULL)
-             ORDER BY last_active DESC NULLS LAST, s.id DESC",
-            columns = select_list("s", &SESSION_COLUMNS),
-            source = fold_ascii("s.source"),
-            platform = fold_ascii("$1"),
-        );
-        self.read(|tx| {
-            Ok(tx
-                .query(&sql, &[&platform, &active_only])
-                .context("listing gateway sessions")?
-                .iter()
-                .map(activity_from_row)
-                .collect())
-        })
-    }
 }
 
 /// The PostgreSQL store as the compression-lineage rule's reads.
-struct PgLineage<'t, 'c> {
-    tx: &'t mut Transaction<'c>,
+pub(crate) struct PgLineage<'t, 'c> {
+    pub(crate) tx: &'t mut Transaction<'c>,
 }
 
 fn lineage_node(row: &postgres::Row) -> LineageNode {

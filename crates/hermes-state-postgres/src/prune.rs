@@ -1,20 +1,14 @@
 //! Pruning old sessions (`api.md` §11.3) with the selection of the SQLite
-//! backend (`hermes_state_query::prune`), spelled for PostgreSQL with bound
+//! backend (`hermes_state_core::prune`), spelled for PostgreSQL with bound
 //! parameters only. SQLite's `LIKE` and `LOWER` fold ASCII case only; here
 //! both sides are folded with `translate` over `A`–`Z`, which is exactly
 //! that. The original's `LIKE`s without `ESCAPE` are `ESCAPE ''` here (no
 //! escape character, where PostgreSQL's default is `\`).
 
-use hermes_state_query::prune::{
-    ArchiveSelection, PruneCandidate, PruneFilters, PruneOptions, PruneReport, PruneSelection,
-    cwd_folder, lowered_contains, remove_transcripts,
-};
+use hermes_state_core::prune::{PruneFilters, PruneSelection, cwd_folder, lowered_contains};
 use postgres::types::ToSql;
 
-use crate::PgStore;
-use crate::deletes::delete_rows;
 use crate::error::{Context, PgError, Result};
-use crate::session_updates::archive_lineages;
 
 const UPPER: &str = "'ABCDEFGHIJKLMNOPQRSTUVWXYZ'";
 const LOWER: &str = "'abcdefghijklmnopqrstuvwxyz'";
@@ -92,7 +86,7 @@ impl Conditions {
     }
 }
 
-/// The selection of `hermes_state_query::prune::PruneCandidates::new`,
+/// The selection of `hermes_state_core::prune::PruneCandidates::new`,
 /// condition for condition.
 fn candidates(selection: &PruneSelection, now: f64) -> Conditions {
     let f: &PruneFilters = &selection.filters;
@@ -199,84 +193,4 @@ pub(crate) fn candidate_ids(
         .iter()
         .map(|row| row.get(0))
         .collect())
-}
-
-impl PgStore {
-    /// `api.md` §10.4, §11.3: the sessions this selection picks, oldest
-    /// start first, as the original's candidate rows (the SQLite backend's
-    /// selection; ties by id).
-    ///
-    /// Errors: a non-finite age, time or cost bound is
-    /// [`PgError::InvalidInput`].
-    pub fn list_prune_candidates(&self, selection: &PruneSelection) -> Result<Vec<PruneCandidate>> {
-        let conditions = checked_candidates(selection, self.now())?;
-        let sql = format!(
-            "SELECT s.id, s.source, s.title, s.model, s.started_at, s.ended_at,
-                    s.message_count, s.archived
-             FROM sessions s{} ORDER BY s.started_at, s.id",
-            conditions.where_clause(),
-        );
-        self.read(|tx| {
-            Ok(tx
-                .query(&sql, &conditions.params())
-                .context("listing prune candidates")?
-                .iter()
-                .map(|row| PruneCandidate {
-                    id: row.get(0),
-                    source: row.get(1),
-                    title: row.get(2),
-                    model: row.get(3),
-                    started_at: row.get(4),
-                    ended_at: row.get(5),
-                    message_count: row.get(6),
-                    archived: row.get(7),
-                })
-                .collect())
-        })
-    }
-
-    /// `api.md` §10.4: archives the compression lineage of every session
-    /// this selection picks, in one write transaction; returns how many
-    /// sessions it picked (the SQLite backend's rule).
-    ///
-    /// Errors: as [`PgStore::list_prune_candidates`].
-    pub fn archive_sessions(&self, selection: &ArchiveSelection) -> Result<usize> {
-        let conditions = checked_candidates(&selection.selection(), self.now())?;
-        self.write("archiving sessions", |tx| {
-            let ids = candidate_ids(tx, &conditions)?;
-            archive_lineages(tx, &ids)
-        })
-    }
-
-    /// Removes old ended sessions with their messages (`api.md` §11.3), as
-    /// the SQLite backend: in one write transaction the sessions whose
-    /// parent is pruned are orphaned, then the candidates' messages and
-    /// rows are deleted (usage rows go with them); with `dry_run` the
-    /// candidates are listed and nothing is written. Afterwards the pruned
-    /// sessions' transcripts in `sessions_dir` are deleted.
-    ///
-    /// Errors: a non-finite `older_than_days` or float filter is
-    /// [`PgError::InvalidInput`].
-    pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
-        let conditions = checked_candidates(&options.selection(), self.now())?;
-        let find = |tx: &mut postgres::Transaction<'_>| candidate_ids(tx, &conditions);
-        let ids = if options.dry_run {
-            self.read(find)?
-        } else {
-            self.write("pruning sessions", |tx| {
-                let ids = find(tx)?;
-                delete_rows(tx, &ids)?;
-                Ok(ids)
-            })?
-        };
-        if !options.dry_run
-            && let Some(dir) = &options.sessions_dir
-        {
-            remove_transcripts(dir, &ids);
-        }
-        Ok(PruneReport {
-            count: ids.len(),
-            ids,
-        })
-    }
 }

@@ -1,13 +1,13 @@
 //! Rows to the shared domain types, by column name.
 
-use hermes_state_query::compat;
+use hermes_state_core::compat;
 use hermes_state_types::{Message, Session, stored};
 use postgres::Row;
 
 use crate::content;
 
 /// The columns of `sessions`, in table order (`schema-v23.md` §4.2): the
-/// query crate's list, the one the SQLite side reads by.
+/// contract crate's list, the one the SQLite side reads by.
 pub const SESSION_COLUMNS: [&str; 48] = compat::column_names(compat::SESSIONS);
 
 /// The columns of `messages`, in table order (`schema-v23.md` §4.3).

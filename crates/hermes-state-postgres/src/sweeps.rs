@@ -11,8 +11,8 @@
 
 use std::path::Path;
 
-use hermes_state_query::prune::{PruneOptions, remove_transcripts};
-use hermes_state_query::rich_listing::idle_cutoff;
+use hermes_state_core::prune::{PruneOptions, remove_transcripts};
+use hermes_state_core::rich_listing::idle_cutoff;
 use hermes_state_types::pyjson;
 use hermes_state_types::pyvalue::float_from_text;
 use postgres::Transaction;
@@ -29,17 +29,17 @@ pub const LAST_AUTO_PRUNE: &str = "last_auto_prune";
 pub const LAST_AUTO_ARCHIVE: &str = "last_auto_archive";
 
 /// A week, the age after which a half-done compression is finalized.
-const ORPHANED_COMPRESSION_AGE: f64 = 7.0 * 86_400.0;
+pub(crate) const ORPHANED_COMPRESSION_AGE: f64 = 7.0 * 86_400.0;
 /// A day, the age after which an empty TUI session is a ghost.
-const GHOST_AGE: f64 = 86_400.0;
+pub(crate) const GHOST_AGE: f64 = 86_400.0;
 
-const PROMOTE_TO_RESET: &str = "UPDATE sessions SET ended_at = $1, end_reason = $2
+pub(crate) const PROMOTE_TO_RESET: &str = "UPDATE sessions SET ended_at = $1, end_reason = $2
 WHERE id = $3 AND (ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))";
 
 /// Compression continuations that never made an API call, still live a week
 /// after they started, whose parent was ended by compression, and that hold
 /// messages.
-const FINALIZE_ORPHANED_COMPRESSIONS: &str = "UPDATE sessions s
+pub(crate) const FINALIZE_ORPHANED_COMPRESSIONS: &str = "UPDATE sessions s
 SET ended_at = $1, end_reason = 'orphaned_compression'
 WHERE s.api_call_count = 0
   AND s.ended_at IS NULL
@@ -48,7 +48,7 @@ WHERE s.api_call_count = 0
   AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = s.id)";
 
 /// Ended, untitled TUI sessions older than a day that never got a message.
-const GHOST_SESSIONS: &str = "SELECT s.id FROM sessions s
+pub(crate) const GHOST_SESSIONS: &str = "SELECT s.id FROM sessions s
 WHERE s.source = 'tui'
   AND s.title IS NULL
   AND s.ended_at IS NOT NULL
@@ -69,60 +69,6 @@ pub enum AutoRun {
 }
 
 impl PgStore {
-    /// Ends the session with `reason` when it is live or was ended by
-    /// `agent_close` / `ws_orphan_reap` (`api.md` §2.5); returns whether a
-    /// row changed. Never fails: any error (a read-only handle included)
-    /// gives `false`, as on SQLite.
-    pub fn promote_to_session_reset(&self, session_id: &str, reason: &str) -> bool {
-        let now = self.now();
-        self.write("promoting to a session reset", |tx| {
-            let changed = tx
-                .execute(PROMOTE_TO_RESET, &[&now, &reason, &session_id])
-                .context("promoting to a session reset")?;
-            Ok(changed > 0)
-        })
-        .unwrap_or(false)
-    }
-
-    /// Ends (`orphaned_compression`, now) every compression continuation
-    /// that made no API call, is still live more than 7 days after it
-    /// started, has messages, and whose parent was ended by compression
-    /// (`api.md` §2.5); returns how many.
-    pub fn finalize_orphaned_compression_sessions(&self) -> Result<usize> {
-        let now = self.now();
-        self.write("finalizing orphaned compressions", |tx| {
-            let changed = tx
-                .execute(
-                    FINALIZE_ORPHANED_COMPRESSIONS,
-                    &[&now, &(now - ORPHANED_COMPRESSION_AGE)],
-                )
-                .context("finalizing orphaned compressions")?;
-            Ok(usize::try_from(changed).unwrap_or(usize::MAX))
-        })
-    }
-
-    /// Deletes the ghost sessions the TUI leaves behind (`api.md` §2.5):
-    /// source `tui`, no title, ended, started more than 24 hours ago, no
-    /// message; their children are orphaned first. Returns how many. With
-    /// `sessions_dir`, their transcript files are removed after the commit.
-    pub fn prune_empty_ghost_sessions(&self, sessions_dir: Option<&Path>) -> Result<usize> {
-        let started_before = self.now() - GHOST_AGE;
-        let ids = self.write("pruning ghost sessions", |tx| {
-            let ids: Vec<String> = tx
-                .query(GHOST_SESSIONS, &[&started_before])
-                .context("finding ghost sessions")?
-                .iter()
-                .map(|row| row.get(0))
-                .collect();
-            delete_rows(tx, &ids)?;
-            Ok(ids)
-        })?;
-        if let Some(dir) = sessions_dir {
-            remove_transcripts(dir, &ids);
-        }
-        Ok(ids.len())
-    }
-
     /// Archives sessions idle for `idle_days`, at most once per
     /// `min_interval_hours` (`api.md` §11.4): skipped while
     /// `state_meta.last_auto_archive` says the last run is less than the

@@ -1,10 +1,19 @@
 //! Unique titles (`api.md` §6), with the SQLite backend's rules.
 
-use hermes_state_query::titles::sanitize_title;
+use hermes_state_core::titles::sanitize_title;
 use postgres::Transaction;
 
 use crate::error::{Context, PgError, Result};
+use crate::rows::SESSION_COLUMNS;
+use crate::rows::select_list;
+use crate::rows::session_from_row;
 use crate::{PgStore, Subject, WriteScope};
+use hermes_state_core::Result as CoreResult;
+use hermes_state_core::store::Titles;
+use hermes_state_core::titles::escape_like;
+use hermes_state_core::titles::next_numbered_title;
+use hermes_state_core::titles::split_numbered;
+use hermes_state_types::Session;
 
 /// Whether `$2` is a compression ancestor of `$1`: reachable through
 /// parents that ended by compression. One statement, so the walk reads one
@@ -25,67 +34,6 @@ fn title_scope<'a>(session_id: &'a str, title: Option<&'a str>) -> WriteScope<'a
     let mut subjects = vec![Subject::Session(session_id)];
     subjects.extend(title.map(Subject::Title));
     WriteScope::Subjects(subjects)
-}
-
-impl PgStore {
-    /// Sets (or with `None` clears) a session's title (`api.md` §6.2); the
-    /// title is normalised first. `false` for an unknown session. A title held
-    /// by a compression ancestor moves to this session; held by any other
-    /// session it is refused ([`PgError::TitleInUse`]).
-    pub fn set_session_title(&self, session_id: &str, title: Option<&str>) -> Result<bool> {
-        let title = sanitize_title(title)?;
-        let scope = title_scope(session_id, title.as_deref());
-        self.write_in("setting a title", &scope, |tx| {
-            assign_title(tx, session_id, title.as_deref(), false)
-        })
-    }
-
-    /// Like [`PgStore::set_session_title`], but only when the session's
-    /// title is NULL (`api.md` §6.2); `false` for a missing session or an
-    /// existing title. As on SQLite, a title held by another session that is
-    /// not a compression ancestor is refused ([`PgError::TitleInUse`]) even
-    /// then; an empty title (after normalising) sets nothing (`false`).
-    pub fn set_auto_title_if_empty(&self, session_id: &str, title: &str) -> Result<bool> {
-        let Some(title) = sanitize_title(Some(title))? else {
-            return Ok(false);
-        };
-        let scope = title_scope(session_id, Some(&title));
-        self.write_in("setting a title", &scope, |tx| {
-            assign_title(tx, session_id, Some(&title), true)
-        })
-    }
-
-    /// A session's title; `None` for an untitled or unknown session.
-    pub fn get_session_title(&self, session_id: &str) -> Result<Option<String>> {
-        self.read(|tx| {
-            Ok(tx
-                .query_opt("SELECT title FROM sessions WHERE id = $1", &[&session_id])
-                .context("reading a title")?
-                .and_then(|row| row.get(0)))
-        })
-    }
-
-    /// The session a title names (`api.md` §6.3): the newest numbered
-    /// continuation `<title> #N` if any, else the exact holder.
-    pub fn resolve_session_by_title(&self, title: &str) -> Result<Option<String>> {
-        let pattern = format!("{} #%", hermes_state_query::titles::escape_like(title));
-        self.read(|tx| {
-            let numbered = tx
-                .query_opt(
-                    "SELECT id FROM sessions WHERE title LIKE $1 ESCAPE '\\' \
-                     ORDER BY started_at DESC LIMIT 1",
-                    &[&pattern],
-                )
-                .context("resolving a title")?;
-            if let Some(row) = numbered {
-                return Ok(Some(row.get(0)));
-            }
-            Ok(tx
-                .query_opt("SELECT id FROM sessions WHERE title = $1", &[&title])
-                .context("resolving a title")?
-                .map(|row| row.get(0)))
-        })
-    }
 }
 
 fn assign_title(
@@ -151,4 +99,111 @@ fn is_compression_ancestor(
         .query_one(IS_COMPRESSION_ANCESTOR, &[&session_id, &ancestor_id])
         .context("walking compression ancestors")?
         .get(0))
+}
+
+impl Titles for PgStore {
+    /// The next title of a lineage (`api.md` §6.4): `X` → `X #2` → `X #3`.
+    /// Existing titles are `base` itself or start with `base #` in ASCII
+    /// case-insensitive comparison (SQLite's `LIKE`).
+    fn get_next_title_in_lineage(&self, base_title: &str) -> CoreResult<String> {
+        let base = split_numbered(base_title).map_or(base_title, |(base, _)| base);
+        let pattern = format!("{} #%", escape_like(base));
+        let candidates: Vec<String> = self.read(|tx| {
+            Ok(tx
+                .query(
+                    "SELECT title FROM sessions WHERE title = $1 OR title ILIKE $2 ESCAPE '\\'",
+                    &[&base, &pattern],
+                )
+                .context("reading titles")?
+                .iter()
+                .map(|row| row.get(0))
+                .collect())
+        })?;
+        // ILIKE folds case in every script; SQLite's LIKE in ASCII only.
+        let prefix = format!("{base} #");
+        let existing: Vec<String> = candidates
+            .into_iter()
+            .filter(|title| {
+                title == base
+                    || title.len() >= prefix.len()
+                        && title.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+            })
+            .collect();
+        Ok(next_numbered_title(base, &existing))
+    }
+
+    /// `api.md` §6.2: the session holding exactly this title
+    /// (case-sensitive), or `None`.
+    fn get_session_by_title(&self, title: &str) -> CoreResult<Option<Session>> {
+        let sql = format!(
+            "SELECT {} FROM sessions s WHERE s.title = $1 LIMIT 1",
+            select_list("s", &SESSION_COLUMNS)
+        );
+        Ok(self.read(|tx| {
+            Ok(tx
+                .query_opt(&sql, &[&title])
+                .context("reading a session by title")?
+                .as_ref()
+                .map(session_from_row))
+        })?)
+    }
+
+    /// Sets (or with `None` clears) a session's title (`api.md` §6.2); the
+    /// title is normalised first. `false` for an unknown session. A title held
+    /// by a compression ancestor moves to this session; held by any other
+    /// session it is refused ([`PgError::TitleInUse`]).
+    fn set_session_title(&self, session_id: &str, title: Option<&str>) -> CoreResult<bool> {
+        let title = sanitize_title(title)?;
+        let scope = title_scope(session_id, title.as_deref());
+        Ok(self.write_in("setting a title", &scope, |tx| {
+            assign_title(tx, session_id, title.as_deref(), false)
+        })?)
+    }
+
+    /// Like [`PgStore::set_session_title`], but only when the session's
+    /// title is NULL (`api.md` §6.2); `false` for a missing session or an
+    /// existing title. As on SQLite, a title held by another session that is
+    /// not a compression ancestor is refused ([`PgError::TitleInUse`]) even
+    /// then; an empty title (after normalising) sets nothing (`false`).
+    fn set_auto_title_if_empty(&self, session_id: &str, title: &str) -> CoreResult<bool> {
+        let Some(title) = sanitize_title(Some(title))? else {
+            return Ok(false);
+        };
+        let scope = title_scope(session_id, Some(&title));
+        Ok(self.write_in("setting a title", &scope, |tx| {
+            assign_title(tx, session_id, Some(&title), true)
+        })?)
+    }
+
+    /// A session's title; `None` for an untitled or unknown session.
+    fn get_session_title(&self, session_id: &str) -> CoreResult<Option<String>> {
+        Ok(self.read(|tx| {
+            Ok(tx
+                .query_opt("SELECT title FROM sessions WHERE id = $1", &[&session_id])
+                .context("reading a title")?
+                .and_then(|row| row.get(0)))
+        })?)
+    }
+
+    /// The session a title names (`api.md` §6.3): the newest numbered
+    /// continuation `<title> #N` if any, else the exact holder.
+    fn resolve_session_by_title(&self, title: &str) -> CoreResult<Option<String>> {
+        let pattern = format!("{} #%", hermes_state_core::titles::escape_like(title));
+        Ok(self.read(|tx| {
+            let numbered = tx
+                .query_opt(
+                    "SELECT id FROM sessions WHERE title LIKE $1 ESCAPE '\\' \
+                     ORDER BY started_at DESC LIMIT 1",
+                    &[&pattern],
+                )
+                .context("resolving a title")?;
+            if let Some(row) = numbered {
+                return Ok(Some(row.get(0)));
+            }
+            Ok(tx
+                .query_opt("SELECT id FROM sessions WHERE title = $1", &[&title])
+                .context("resolving a title")?
+                .map(|row| row.get(0)))
+        })?)
+    }
 }

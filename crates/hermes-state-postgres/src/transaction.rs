@@ -37,7 +37,7 @@
 
 use std::time::{Duration, Instant};
 
-use hermes_state_sqlite::retry;
+use hermes_state_core::retry;
 use hermes_state_types::ErrorKind;
 use postgres::types::{ToSql, Type};
 use postgres::{Statement, Transaction};

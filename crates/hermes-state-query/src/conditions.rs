@@ -4,6 +4,7 @@
 use rusqlite::types::Value as SqlValue;
 
 use crate::lookups::escape_like;
+use crate::prune::cwd_folder;
 
 /// A `WHERE` clause under construction, with its bound parameters.
 #[derive(Debug, Clone, Default)]
@@ -64,16 +65,6 @@ impl Conditions {
                 SqlValue::Text(format!("{folder}\\%")),
             ],
         );
-    }
-}
-
-/// The folder of a `cwd_prefix` filter: without trailing `/` and `\`, or
-/// the prefix itself when it is nothing else (Python's `p.rstrip("/\\") or
-/// p`).
-pub fn cwd_folder(prefix: &str) -> &str {
-    match prefix.trim_end_matches(['/', '\\']) {
-        "" => prefix,
-        folder => folder,
     }
 }
 

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
+pub use hermes_state_core::coordination::{CompressionLock, Delegation, DelegationFilter};
 use rusqlite::{Connection, OptionalExtension, Row};
-use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
 
@@ -23,15 +23,6 @@ const LOAD_ROUTES: &str =
 /// Every column of `async_delegations` in v23 table order; rows written by
 /// newer subsystems may carry more columns, which are not read.
 const DELEGATION_COLUMNS: &str = "delegation_id, origin_session, origin_ui_session_id, parent_session_id, state, dispatched_at, completed_at, updated_at, event_json, result_json, delivery_state, delivery_attempts, delivered_at, owner_pid, owner_started_at, task_json, delivery_claim, delivery_claimed_at";
-
-/// A session's compression lock as stored, expired or not.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CompressionLock {
-    /// Who holds it (free text; structured holders carry a `pid=<n>` field).
-    pub holder: String,
-    /// `expires_at < now` (a NULL expiry counts as not expired).
-    pub expired: bool,
-}
 
 /// The compression lock of a session, expired or not; `None` when there is
 /// none.
@@ -105,7 +96,7 @@ pub fn get_delegation(
     conn.query_row(
         &format!("SELECT {DELEGATION_COLUMNS} FROM async_delegations WHERE delegation_id = ?1"),
         [delegation_id],
-        Delegation::from_row,
+        delegation_from_row,
     )
     .optional()
     .context("reading a delegation")
@@ -134,99 +125,33 @@ pub fn list_delegations(
     sql.push_str(" ORDER BY dispatched_at, delegation_id");
     let mut stmt = conn.prepare(&sql).context(WHAT)?;
     let rows = stmt
-        .query_map(rusqlite::params_from_iter(params), Delegation::from_row)
+        .query_map(rusqlite::params_from_iter(params), delegation_from_row)
         .context(WHAT)?;
     rows.collect::<Result<Vec<_>, _>>()
         .context(WHAT)
         .map_err(Into::into)
 }
 
-/// One row of `async_delegations` (`schema-v23.md` §4.8).
-///
-/// **Beyond the original:** the v23 Python store only creates this table;
-/// rows are written by Hermes' delegation subsystem (background subagent
-/// runs whose results are delivered back to the conversation that started
-/// them), on its own connections. This port offers a small typed API over
-/// the exact v23 columns (the facade's `SessionDb` records, updates,
-/// finishes and lists them) so Rust callers can work on delegations in the
-/// same file. Delegations reference sessions by id only (no foreign key):
-/// deleting or pruning sessions never touches them.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Delegation {
-    /// Primary key, chosen by the dispatcher.
-    pub delegation_id: String,
-    /// The session that dispatched the delegation (the one to report back to).
-    pub origin_session: String,
-    /// The UI (desktop/web) session id of the origin, `''` when none.
-    pub origin_ui_session_id: String,
-    /// The parent agent session the delegated child runs under, if any.
-    pub parent_session_id: Option<String>,
-    /// Lifecycle state as the subsystem names it (e.g. `queued`, `running`,
-    /// `completed`, `error`).
-    pub state: String,
-    /// When it was dispatched (Unix seconds).
-    pub dispatched_at: f64,
-    /// When it finished; `None` while running.
-    pub completed_at: Option<f64>,
-    /// Last change of the row (Unix seconds).
-    pub updated_at: f64,
-    /// The latest progress or completion event, as JSON text.
-    pub event_json: Option<String>,
-    /// The final result, as JSON text.
-    pub result_json: Option<String>,
-    /// Delivery of the result to the origin session: `pending` (default),
-    /// `delivered`, or another state of the delivery side.
-    pub delivery_state: String,
-    /// How many deliveries were attempted.
-    pub delivery_attempts: i64,
-    /// When the result was delivered.
-    pub delivered_at: Option<f64>,
-    /// The process running the delegation, to detect orphans.
-    pub owner_pid: Option<i64>,
-    /// That process's start time, to tell a reused pid apart.
-    pub owner_started_at: Option<i64>,
-    /// The task (goal, context, toolsets, …), as JSON text.
-    pub task_json: Option<String>,
-    /// The id of the worker that claimed the delivery, while it delivers.
-    pub delivery_claim: Option<String>,
-    /// When that claim was taken.
-    pub delivery_claimed_at: Option<f64>,
-}
-
-impl Delegation {
-    /// Maps a row selected with [`DELEGATION_COLUMNS`], by position.
-    fn from_row(row: &Row<'_>) -> rusqlite::Result<Delegation> {
-        Ok(Delegation {
-            delegation_id: row.get(0)?,
-            origin_session: row.get(1)?,
-            origin_ui_session_id: row.get(2)?,
-            parent_session_id: row.get(3)?,
-            state: row.get(4)?,
-            dispatched_at: row.get(5)?,
-            completed_at: row.get(6)?,
-            updated_at: row.get(7)?,
-            event_json: row.get(8)?,
-            result_json: row.get(9)?,
-            delivery_state: row.get(10)?,
-            delivery_attempts: row.get(11)?,
-            delivered_at: row.get(12)?,
-            owner_pid: row.get(13)?,
-            owner_started_at: row.get(14)?,
-            task_json: row.get(15)?,
-            delivery_claim: row.get(16)?,
-            delivery_claimed_at: row.get(17)?,
-        })
-    }
-}
-
-/// Which delegations [`list_delegations`] returns: every field that is set
-/// must match exactly; the default filter matches all.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct DelegationFilter {
-    /// Only this `state`.
-    pub state: Option<String>,
-    /// Only this `delivery_state`.
-    pub delivery_state: Option<String>,
-    /// Only delegations dispatched by this session.
-    pub origin_session: Option<String>,
+/// Maps a row selected with [`DELEGATION_COLUMNS`], by position.
+fn delegation_from_row(row: &Row<'_>) -> rusqlite::Result<Delegation> {
+    Ok(Delegation {
+        delegation_id: row.get(0)?,
+        origin_session: row.get(1)?,
+        origin_ui_session_id: row.get(2)?,
+        parent_session_id: row.get(3)?,
+        state: row.get(4)?,
+        dispatched_at: row.get(5)?,
+        completed_at: row.get(6)?,
+        updated_at: row.get(7)?,
+        event_json: row.get(8)?,
+        result_json: row.get(9)?,
+        delivery_state: row.get(10)?,
+        delivery_attempts: row.get(11)?,
+        delivered_at: row.get(12)?,
+        owner_pid: row.get(13)?,
+        owner_started_at: row.get(14)?,
+        task_json: row.get(15)?,
+        delivery_claim: row.get(16)?,
+        delivery_claimed_at: row.get(17)?,
+    })
 }

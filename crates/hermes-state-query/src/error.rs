@@ -28,6 +28,12 @@ pub enum QueryError {
     ValueError(String),
 }
 
+impl From<hermes_state_core::conversation_repair::RepairError> for QueryError {
+    fn from(error: hermes_state_core::conversation_repair::RepairError) -> Self {
+        QueryError::TypeError(error.0)
+    }
+}
+
 impl QueryError {
     /// The portable kind of this error.
     pub fn kind(&self) -> ErrorKind {

@@ -1,82 +1,12 @@
-//! Which parent links of an `import_sessions` (`api.md` §11.2) are made:
-//! the original's rule, written once for every backend over the two reads
-//! it needs ([`StoredLinks`]).
-//!
-//! The import writes every new session without its parent, then takes the
-//! `(child, parent)` links in payload order. A link is made when the parent
-//! exists (in the store, the import's sessions included) and following
-//! parents up from it never comes back to a session already met on the
-//! way, the child included; otherwise the child stays a root ("detached").
-//! The walk follows the import's own links first — those made and those
-//! still to come, not those refused — and the store's `parent_session_id`
-//! for any other session. Any repeated session on the walk counts as a
-//! cycle, even one the child is not part of.
+//! Which parent links of an `import_sessions` (`api.md` §11.2) are made on
+//! a SQLite store: the rule of `hermes_state_core::import_links` over this
+//! crate's two reads.
 
-use std::collections::{HashMap, HashSet};
-
+pub use hermes_state_core::import_links::{StoredLinks, plan_parent_links};
 use rusqlite::Connection;
 
 use crate::error::QueryError;
 use crate::sessions::{parent_of, session_exists};
-
-/// The reads the rule asks of a store, inside the import's transaction.
-pub trait StoredLinks {
-    /// The store's error.
-    type Error;
-    /// Whether a session with this id exists.
-    fn session_exists(&mut self, id: &str) -> Result<bool, Self::Error>;
-    /// The session's `parent_session_id`: `None` for a root and for an
-    /// unknown session.
-    fn parent_of(&mut self, id: &str) -> Result<Option<String>, Self::Error>;
-}
-
-/// For each `(child, parent)` link, in order: `true` to link the child to
-/// its parent, `false` to leave it detached (see the module documentation).
-/// The reads never depend on the links made before, so a backend may apply
-/// the plan after computing it.
-pub fn plan_parent_links<S: StoredLinks>(
-    store: &mut S,
-    links: &[(String, String)],
-) -> Result<Vec<bool>, S::Error> {
-    let mut pending: HashMap<&str, &str> = links
-        .iter()
-        .map(|(child, parent)| (child.as_str(), parent.as_str()))
-        .collect();
-    let mut plan = Vec::with_capacity(links.len());
-    for (child, parent) in links {
-        let link = store.session_exists(parent)? && !closes_cycle(store, &pending, child, parent)?;
-        if !link {
-            pending.remove(child.as_str());
-        }
-        plan.push(link);
-    }
-    Ok(plan)
-}
-
-/// Whether the walk up from `parent` meets a session twice (`child` counts
-/// as met).
-fn closes_cycle<S: StoredLinks>(
-    store: &mut S,
-    pending: &HashMap<&str, &str>,
-    child: &str,
-    parent: &str,
-) -> Result<bool, S::Error> {
-    let mut seen: HashSet<String> = HashSet::from([child.to_owned()]);
-    let mut current = parent.to_owned();
-    while !current.is_empty() {
-        if !seen.insert(current.clone()) {
-            return Ok(true);
-        }
-        current = match pending.get(current.as_str()) {
-            Some(next) => (*next).to_owned(),
-            None => match store.parent_of(&current)? {
-                Some(next) => next,
-                None => return Ok(false),
-            },
-        };
-    }
-    Ok(false)
-}
 
 /// A SQLite connection (inside the import's write transaction) as
 /// [`StoredLinks`].
@@ -91,73 +21,5 @@ impl StoredLinks for SqliteLinks<'_> {
 
     fn parent_of(&mut self, id: &str) -> Result<Option<String>, QueryError> {
         parent_of(self.0, id)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Sessions in memory: id → parent.
-    struct Stored(HashMap<&'static str, Option<&'static str>>);
-
-    impl StoredLinks for Stored {
-        type Error = ();
-        fn session_exists(&mut self, id: &str) -> Result<bool, ()> {
-            Ok(self.0.contains_key(id))
-        }
-        fn parent_of(&mut self, id: &str) -> Result<Option<String>, ()> {
-            Ok(self.0.get(id).copied().flatten().map(str::to_owned))
-        }
-    }
-
-    fn links(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(c, p)| ((*c).to_owned(), (*p).to_owned()))
-            .collect()
-    }
-
-    #[test]
-    fn the_first_link_of_a_two_cycle_is_the_one_refused() {
-        // The original walks x → y → (y's pending link) x: a cycle, so x is
-        // detached; y → x is then free of it.
-        let mut store = Stored(HashMap::from([("x", None), ("y", None)]));
-        let plan = plan_parent_links(&mut store, &links(&[("x", "y"), ("y", "x")]));
-        assert_eq!(plan, Ok(vec![false, true]));
-    }
-
-    #[test]
-    fn a_cycle_elsewhere_in_the_store_refuses_the_link() {
-        let mut store = Stored(HashMap::from([
-            ("a", Some("b")),
-            ("b", Some("a")),
-            ("new", None),
-        ]));
-        let plan = plan_parent_links(&mut store, &links(&[("new", "a")]));
-        assert_eq!(plan, Ok(vec![false]));
-    }
-
-    #[test]
-    fn missing_parents_and_self_links_are_refused_chains_are_made() {
-        let mut store = Stored(HashMap::from([
-            ("a", None),
-            ("b", None),
-            ("c", None),
-            ("s", None),
-            ("o", None),
-            ("old", Some("")),
-        ]));
-        let plan = plan_parent_links(
-            &mut store,
-            &links(&[
-                ("a", "b"),
-                ("b", "c"),
-                ("s", "s"),
-                ("c", "gone"),
-                ("o", "old"),
-            ]),
-        );
-        assert_eq!(plan, Ok(vec![true, true, false, false, true]));
     }
 }

@@ -5,17 +5,17 @@
 //! a dashboard or an indexer can depend on this crate without the facade and
 //! its write path. Rows are mapped by column name, so files whose columns are
 //! in another order (upgraded files) or that carry extra columns read the same.
+//!
+//! The types these reads give and the rules they share with the PostgreSQL
+//! backend are the contract crate's (`hermes_state_core`); each module here
+//! re-exports those of its own name, so they are found where they always were.
 
-mod code_point_ranges;
 pub mod compat;
 pub mod compression_lineage;
 mod conditions;
-pub mod conversation;
-pub mod conversation_repair;
 pub mod conversation_search;
 pub mod coordination;
 mod error;
-pub mod fts5_syntax;
 pub mod health;
 pub mod import_links;
 pub mod lineage;
@@ -27,7 +27,6 @@ pub mod prune;
 pub mod rebuild_status;
 pub mod rich_listing;
 pub mod rows;
-pub mod sanitize;
 pub mod search;
 pub mod session_updates;
 pub mod sessions;
@@ -38,6 +37,9 @@ pub mod values;
 
 pub use compat::{Adaptation, adapt};
 pub use error::QueryError;
+/// The contract crate's pure modules, under the paths this crate always
+/// had them at.
+pub use hermes_state_core::{conversation, conversation_repair, fts5_syntax, sanitize};
 /// What a reader needs besides this crate: `rusqlite`, a read-only open
 /// (busy timeout and the CJK tokenizer, nothing written) and the SQLite
 /// error inside [`QueryError`].

@@ -7,24 +7,11 @@
 //! to one already queued, which `UNION` discards, so the recursion stops. On
 //! well-formed data they return the same rows in the same order.
 
+pub use hermes_state_core::lineage::LineageEntry;
 use rusqlite::Connection;
-use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
 use crate::sessions::lineage_root_to_tip;
-
-/// One session of a lineage.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LineageEntry {
-    /// Session id.
-    pub id: String,
-    /// Its title.
-    pub title: Option<String>,
-    /// When it started (Unix seconds).
-    pub started_at: f64,
-    /// Its parent.
-    pub parent_session_id: Option<String>,
-}
 
 const ANCESTORS: &str = "WITH RECURSIVE lineage(id, title, started_at, parent_session_id) AS (
     SELECT id, title, started_at, parent_session_id FROM sessions WHERE id = ?1

@@ -7,23 +7,18 @@
 
 use std::collections::HashSet;
 
+pub use hermes_state_core::lookups::{
+    MAX_RESUME_STEPS, PeerLookup, RECOVERABLE_END_REASONS, SessionActivity, escape_like,
+    has_marker, is_listable,
+};
 use hermes_state_types::Session;
 use rusqlite::types::Value as SqlValue;
 use rusqlite::{Connection, OptionalExtension, Params, Row, params, params_from_iter};
-use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
 use crate::rows::session_from_row;
 use crate::sessions::{MAX_LINEAGE_STEPS, lineage_root_to_tip};
 use crate::values::{real, text};
-
-/// How many child steps [`resolve_resume_session_id`] walks below the
-/// compression tip (`api.md` §9.2).
-pub const MAX_RESUME_STEPS: usize = 32;
-
-/// The end reasons after which a gateway session may still be recovered for
-/// its peer (`api.md` §12.2): ended by a cleanup, not by the user.
-pub const RECOVERABLE_END_REASONS: [&str; 2] = ["agent_close", "ws_orphan_reap"];
 
 /// The `$.<key>` marker (`_branched_from`, `_delegate_from`) of the session
 /// aliased `alias`'s `model_config`; NULL also for a `model_config` that is
@@ -50,55 +45,12 @@ pub(crate) fn listable_sql(alias: &str) -> String {
     )
 }
 
-/// Whether a session is listable (`api.md` §9.2: a root or a branch child,
-/// and no delegate child), for a backend without SQLite's JSON functions:
-/// from the session's `model_config`, whether it has a parent, and whether
-/// it started after its parent ended `branched`.
-pub fn is_listable(model_config: Option<&str>, has_parent: bool, after_branch: bool) -> bool {
-    (!has_parent || has_marker(model_config, "_branched_from") || after_branch)
-        && !has_marker(model_config, "_delegate_from")
-}
-
-/// Whether a `model_config` text carries the `key` marker (`_branched_from`,
-/// `_delegate_from`): what the `marker` SQL expression reads as non-NULL, for a backend
-/// without SQLite's JSON functions. Text that is not valid JSON, a value
-/// that is not an object, a missing key and a JSON `null` carry none.
-pub fn has_marker(model_config: Option<&str>, key: &str) -> bool {
-    model_config
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(text).ok())
-        .and_then(|value| value.get(key).map(|v| !v.is_null()))
-        .unwrap_or(false)
-}
-
 /// `COALESCE(newest message timestamp, started_at)` of the session aliased `alias`.
 pub(crate) fn last_active(alias: &str) -> String {
     format!(
         "COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = {alias}.id), \
          {alias}.started_at)"
     )
-}
-
-/// Escapes `\`, `%` and `_` for a `LIKE … ESCAPE '\'` pattern.
-pub fn escape_like(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '\\' | '%' | '_') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A session row with its last activity: all session columns, then
-/// `last_active` (the newest message's timestamp, else `started_at`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SessionActivity {
-    /// The session row.
-    #[serde(flatten)]
-    pub session: Session,
-    /// The newest message's timestamp, else `started_at`.
-    pub last_active: f64,
 }
 
 /// Runs a query whose columns are `SELECT s.*` followed by `extra` computed
@@ -380,24 +332,6 @@ pub fn find_session_by_origin(
         }
     }
     Ok(Some(newest.clone()))
-}
-
-/// Who a gateway session belongs to, for
-/// [`find_latest_gateway_session_for_peer`] (`api.md` §12.2).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PeerLookup {
-    /// The platform (`sessions.source`, exact).
-    pub source: String,
-    /// The gateway's routing key; nothing is found without one.
-    pub session_key: Option<String>,
-    /// The platform user.
-    pub user_id: Option<String>,
-    /// The chat.
-    pub chat_id: Option<String>,
-    /// The chat type (`dm`, `group`, …).
-    pub chat_type: Option<String>,
-    /// The thread.
-    pub thread_id: Option<String>,
 }
 
 /// The newest recoverable gateway session of a peer (`api.md` §12.2):

@@ -1,30 +1,16 @@
 //! Reading messages and the conversation view.
 
+pub use hermes_state_core::messages::{
+    MessagePage, ResumeConversations, ancestor_display_prefix, counted_session,
+    resume_conversations,
+};
 use hermes_state_types::{ConversationMessage, Message};
 use rusqlite::{Connection, params_from_iter, types::Value as SqlValue};
 
-use serde::{Serialize, Serializer};
-
 use crate::conversation::build_conversation;
-use crate::conversation_repair::{ConversationDict, repaired};
 use crate::error::{QueryContext, QueryError};
 use crate::rows::message_from_row;
 use crate::sessions::lineage_root_to_tip;
-
-/// Which rows `get_messages` returns: the original's `include_inactive`,
-/// `limit` and `offset` keyword arguments (`api.md` §5.1), whose
-/// [`Default`] is the original's defaults, over the whole integer range the
-/// original takes, with SQLite's meaning: a negative `limit` is no limit, a
-/// negative `offset` skips nothing.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct MessagePage {
-    /// Include rewound and compacted rows (`active = 0`).
-    pub include_inactive: bool,
-    /// At most this many rows (`None` or negative: all).
-    pub limit: Option<i64>,
-    /// Skip this many rows (0 or negative: none).
-    pub offset: i64,
-}
 
 /// The messages of a session in insertion (id) order (`api.md` §5.1).
 pub fn get_messages(
@@ -74,28 +60,9 @@ pub fn get_messages_as_conversation(
     Ok(build_conversation(&rows, include_ancestors))
 }
 
-/// The two views a resume needs, from one read of the lineage's messages
-/// (`get_resume_conversations`): serialised as the original's pair
-/// `(model_history, display_history)`, a two-element list.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ResumeConversations {
-    /// The session's own active messages as the conversation view, with the
-    /// role-alternation repair applied (the live-replay history).
-    pub model_history: Vec<ConversationDict>,
-    /// The whole lineage's active messages, root first, as the conversation
-    /// view with ancestors (replayed user messages dropped).
-    pub display_history: Vec<ConversationMessage>,
-}
-
-impl Serialize for ResumeConversations {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        (&self.model_history, &self.display_history).serialize(serializer)
-    }
-}
-
 /// `get_resume_conversations`: the lineage's (root to `session_id`) active
 /// messages read once; the session's own rows give the model history
-/// (the conversation view, then [`repaired`]), all of them
+/// (the conversation view, then [`repaired`](crate::conversation_repair::repaired)), all of them
 /// the display history (the view with ancestors). An `Err` of
 /// [`QueryError::TypeError`] is the repair's (tool calls that are no list).
 pub fn get_resume_conversations(
@@ -103,24 +70,10 @@ pub fn get_resume_conversations(
     session_id: &str,
 ) -> Result<ResumeConversations, QueryError> {
     let sessions = lineage_root_to_tip(conn, session_id)?;
-    resume_conversations(&messages_of(conn, &sessions, false)?, session_id)
-}
-
-/// The resume views of `session_id` from its lineage's active messages in
-/// id order (every backend reads them its way, then builds them here).
-pub fn resume_conversations(
-    rows: &[Message],
-    session_id: &str,
-) -> Result<ResumeConversations, QueryError> {
-    let tip: Vec<Message> = rows
-        .iter()
-        .filter(|row| row.session_id == session_id)
-        .cloned()
-        .collect();
-    Ok(ResumeConversations {
-        model_history: repaired(&build_conversation(&tip, false))?,
-        display_history: build_conversation(rows, true),
-    })
+    Ok(resume_conversations(
+        &messages_of(conn, &sessions, false)?,
+        session_id,
+    )?)
 }
 
 /// `get_ancestor_display_prefix`: the display history's messages that come
@@ -138,17 +91,6 @@ pub fn get_ancestor_display_prefix(
         &messages_of(conn, &sessions, false)?,
         session_id,
     ))
-}
-
-/// The ancestors' part of the display history, from the lineage's active
-/// messages in id order (for a lineage of more than one session).
-pub fn ancestor_display_prefix(rows: &[Message], session_id: &str) -> Vec<ConversationMessage> {
-    let ancestors: Vec<Message> = rows
-        .iter()
-        .filter(|row| row.session_id != session_id)
-        .cloned()
-        .collect();
-    build_conversation(&ancestors, true)
 }
 
 /// The messages of these sessions in id order, active ones only unless
@@ -195,13 +137,6 @@ pub fn message_count(conn: &Connection, session_id: Option<&str>) -> Result<i64,
     }
     .context("counting messages")
     .map_err(Into::into)
-}
-
-/// The session `message_count` counts: `None` (the whole store) for no id
-/// and for the empty one, which the original's truth test treats alike.
-/// Every backend applies it.
-pub fn counted_session(session_id: Option<&str>) -> Option<&str> {
-    session_id.filter(|id| !id.is_empty())
 }
 
 /// Number of messages of the sessions of one source.

@@ -36,7 +36,6 @@ mod context;
 mod keys;
 mod objects;
 mod preview;
-mod problem;
 mod scan;
 mod snapshot;
 
@@ -46,98 +45,20 @@ use hermes_state_types::ErrorKind;
 use hermes_state_types::text::is_python_whitespace;
 use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, OptionalExtension, params_from_iter};
-use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
 use crate::sanitize::sanitize_fts5_query;
 use crate::titles::escape_like;
 use crate::values::{real, text};
+pub use hermes_state_core::search::{
+    ContextMessage, HitKey, QueryProblem, SearchHit, SearchOptions, context_preview, is_router_cjk,
+    query_problem,
+};
 use hermes_state_sqlite::names;
-pub use keys::{HitKey, KeyedHits, hits_by_id, search_keys};
+pub use keys::{KeyedHits, hits_by_id, search_keys};
 pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
 use preview::stored_preview;
-pub use problem::{QueryProblem, query_problem};
 pub use snapshot::in_read_snapshot;
-
-/// Options of a search; the defaults are the original's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SearchOptions {
-    /// Only sessions of these sources (`Some(vec![])` matches nothing).
-    pub source_filter: Option<Vec<String>>,
-    /// Not sessions of these sources.
-    pub exclude_sources: Option<Vec<String>>,
-    /// Only messages of these roles (an empty list is ignored).
-    pub role_filter: Option<Vec<String>>,
-    /// At most this many results (default 20).
-    pub limit: u32,
-    /// Skip this many results.
-    pub offset: u32,
-    /// `"newest"` or `"oldest"` order by time; anything else ranks by relevance.
-    pub sort: Option<String>,
-    /// Also find rewound messages (`active = 0, compacted = 0`).
-    pub include_inactive: bool,
-}
-
-impl Default for SearchOptions {
-    fn default() -> Self {
-        SearchOptions {
-            source_filter: None,
-            exclude_sources: None,
-            role_filter: None,
-            limit: 20,
-            offset: 0,
-            sort: None,
-            include_inactive: false,
-        }
-    }
-}
-
-/// One neighbour of a hit (or the hit itself) in its `context`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ContextMessage {
-    /// Its role.
-    pub role: String,
-    /// Its content as text, cut at 200 characters.
-    pub content: String,
-    /// Whether this is the hit itself rather than a neighbour (not in the
-    /// original's dict, so not serialized: a reader's way to tell
-    /// `[before, hit]` from `[hit, after]`).
-    #[serde(skip)]
-    pub is_hit: bool,
-}
-
-/// One search result, with the original's field names and order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SearchHit {
-    /// Message id.
-    pub id: i64,
-    /// Its session.
-    pub session_id: String,
-    /// Its role.
-    pub role: String,
-    /// The matching excerpt, terms marked `>>>`…`<<<` on index routes; raw text on the LIKE route.
-    pub snippet: String,
-    /// Message time (Unix seconds).
-    pub timestamp: f64,
-    /// Tool name of a tool result.
-    pub tool_name: Option<String>,
-    /// The session's source.
-    pub source: Option<String>,
-    /// The session's model.
-    pub model: Option<String>,
-    /// When the session started.
-    pub session_started: Option<f64>,
-    /// The message before, the message, and the message after, in the session.
-    pub context: Vec<ContextMessage>,
-}
-
-/// Whether a character counts as CJK for the query router (`api.md` §8.4).
-/// This set differs on purpose from the tokenizer's (`schema-v23.md` §10.4).
-pub fn is_router_cjk(c: char) -> bool {
-    matches!(u32::from(c),
-        0x4E00..=0x9FFF | 0x3400..=0x4DBF | 0x20000..=0x2A6DF | 0x3000..=0x303F
-        | 0x3040..=0x309F | 0x30A0..=0x30FF | 0xAC00..=0xD7AF)
-}
 
 fn is_operator(token: &str) -> bool {
     matches!(token.to_uppercase().as_str(), "AND" | "OR" | "NOT")
@@ -718,40 +639,6 @@ fn snippet_text(value: ValueRef<'_>) -> rusqlite::Result<String> {
         }),
         other => Ok(text(other).unwrap_or_default()),
     }
-}
-
-/// The text of a context entry (`api.md` §8.5): strings as they are; a
-/// multimodal list as its `text` parts joined by a space (or
-/// `[multimodal content]`); anything else empty; cut at 200 characters.
-pub fn context_preview(content: Option<hermes_state_types::Content>) -> String {
-    use hermes_state_types::Content;
-    use serde_json::Value;
-    let text = match content {
-        Some(Content::Text(text)) => text,
-        Some(Content::Structured(Value::Array(parts))) => {
-            let joined = parts
-                .iter()
-                .filter_map(|part| match part {
-                    Value::Object(map)
-                        if map.get("type").and_then(Value::as_str) == Some("text") =>
-                    {
-                        map.get("text").and_then(Value::as_str).map(str::to_owned)
-                    }
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join(" ");
-            let joined = joined.trim_matches(is_python_whitespace).to_owned();
-            if joined.is_empty() {
-                "[multimodal content]".to_owned()
-            } else {
-                joined
-            }
-        }
-        Some(Content::Structured(Value::String(text))) => text,
-        _ => String::new(),
-    };
-    preview::cut_at_200_chars(text)
 }
 
 /// The terms of the deferred-rebuild supplement: tokens of `"[^"]+"|\S+`,

@@ -7,9 +7,11 @@
 //! ([`crate::values`]), so a file another writer filled with odd storage
 //! classes still reads.
 
+pub use hermes_state_core::session_updates::{
+    CompressionCooldown, HANDOFF_ERROR_MAX_CHARS, HandoffState, active_cooldown, handoff_error_text,
+};
 use hermes_state_types::Session;
 use rusqlite::{Connection, OptionalExtension};
-use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
 use crate::rows::session_from_row;
@@ -22,44 +24,6 @@ const HANDOFF_STATE: &str =
     "SELECT handoff_state, handoff_platform, handoff_error FROM sessions WHERE id = ?1";
 const PENDING_HANDOFFS: &str =
     "SELECT * FROM sessions WHERE handoff_state = 'pending' ORDER BY started_at ASC";
-
-/// An active compression-failure cooldown: compression of the session is
-/// not retried before `cooldown_until`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CompressionCooldown {
-    /// When the cooldown ends (Unix seconds).
-    pub cooldown_until: f64,
-    /// Seconds left at the moment of the read (always > 0).
-    pub remaining_seconds: f64,
-    /// The error recorded with it, if any.
-    pub error: Option<String>,
-}
-
-/// The longest handoff error stored, in characters.
-pub const HANDOFF_ERROR_MAX_CHARS: usize = 500;
-
-/// The part of a handoff error that is stored: its first
-/// [`HANDOFF_ERROR_MAX_CHARS`] characters. Shared by every backend.
-pub fn handoff_error_text(error: &str) -> &str {
-    match error.char_indices().nth(HANDOFF_ERROR_MAX_CHARS) {
-        Some((end, _)) => &error[..end],
-        None => error,
-    }
-}
-
-/// The handoff columns of a session (`{"state", "platform", "error"}` in the
-/// original).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct HandoffState {
-    /// `None` (never requested), `pending`, `running`, `completed` or
-    /// `failed`; kept as stored, since other writers share the column.
-    pub state: Option<String>,
-    /// The platform the session is handed to.
-    pub platform: Option<String>,
-    /// Why the last handoff failed (at most 500 characters when written by
-    /// the store).
-    pub error: Option<String>,
-}
 
 /// The session's compression-failure cooldown if one is set and ends after
 /// `now` (Unix seconds); `None` when it is unset, expired (`cooldown_until
@@ -78,24 +42,6 @@ pub fn compression_failure_cooldown(
         .optional()
         .context("reading a compression cooldown")?;
     Ok(row.and_then(|(until, error)| active_cooldown(until, error, now)))
-}
-
-/// The cooldown a session's stored `compression_failure_cooldown_until` and
-/// `compression_failure_error` describe at `now`: `None` when unset or
-/// expired (`cooldown_until <= now`). Shared by every backend.
-pub fn active_cooldown(
-    cooldown_until: Option<f64>,
-    error: Option<String>,
-    now: f64,
-) -> Option<CompressionCooldown> {
-    match cooldown_until {
-        Some(until) if until > now => Some(CompressionCooldown {
-            cooldown_until: until,
-            remaining_seconds: until - now,
-            error,
-        }),
-        _ => None,
-    }
 }
 
 /// The session's compression fallback streak; 0 for a missing session (or

@@ -2,31 +2,10 @@
 //! that used the most tokens, and the per-model, per-task attribution kept in
 //! `session_model_usage`.
 
+pub use hermes_state_core::stats::{ModelTotals, TopSession, UsageAttribution};
 use rusqlite::Connection;
-use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
-
-/// Totals of the sessions of one model.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ModelTotals {
-    /// The model.
-    pub model: String,
-    /// Sessions with this model.
-    pub session_count: i64,
-    /// Sum of `input_tokens` (`None` when every value is NULL, as SQL's SUM).
-    pub total_input: Option<i64>,
-    /// Sum of `output_tokens`.
-    pub total_output: Option<i64>,
-    /// Sum of `estimated_cost_usd`.
-    pub total_cost: Option<f64>,
-    /// Sum of `cache_read_tokens`.
-    pub total_cache_read: Option<i64>,
-    /// Sum of `cache_write_tokens`.
-    pub total_cache_write: Option<i64>,
-    /// Sum of `reasoning_tokens`.
-    pub total_reasoning: Option<i64>,
-}
 
 /// Totals per model, most expensive first: the seed document's query (same
 /// rows, same order: NULL costs last), with the cache and reasoning sums added.
@@ -58,21 +37,6 @@ pub fn model_totals(conn: &Connection) -> Result<Vec<ModelTotals>, QueryError> {
         .map_err(Into::into)
 }
 
-/// One of the sessions that used the most tokens.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TopSession {
-    /// Session id.
-    pub id: String,
-    /// Its title.
-    pub title: Option<String>,
-    /// Its model.
-    pub model: Option<String>,
-    /// `input_tokens + output_tokens`.
-    pub total_tokens: Option<i64>,
-    /// Its estimated cost.
-    pub estimated_cost_usd: Option<f64>,
-}
-
 /// The sessions with the most input + output tokens: the seed document's
 /// query, with its limit (10) as a parameter.
 pub fn top_sessions(conn: &Connection, limit: u32) -> Result<Vec<TopSession>, QueryError> {
@@ -96,33 +60,6 @@ pub fn top_sessions(conn: &Connection, limit: u32) -> Result<Vec<TopSession>, Qu
     rows.collect::<Result<_, _>>()
         .context("finding top sessions")
         .map_err(Into::into)
-}
-
-/// Usage attributed to one model and task across sessions (`session_model_usage`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UsageAttribution {
-    /// The model.
-    pub model: String,
-    /// The task: `""` for the main agent loop, else e.g. `vision`, `compression`.
-    pub task: String,
-    /// Sessions with usage rows for this model and task.
-    pub session_count: i64,
-    /// API calls.
-    pub api_call_count: i64,
-    /// Input tokens.
-    pub input_tokens: i64,
-    /// Output tokens.
-    pub output_tokens: i64,
-    /// Cache-read tokens.
-    pub cache_read_tokens: i64,
-    /// Cache-write tokens.
-    pub cache_write_tokens: i64,
-    /// Reasoning tokens.
-    pub reasoning_tokens: i64,
-    /// Estimated cost.
-    pub estimated_cost_usd: f64,
-    /// Actual cost.
-    pub actual_cost_usd: f64,
 }
 
 /// Usage per model and task, most expensive first (then by model and task).

@@ -1,17 +1,18 @@
 //! Reads of the opt-in Telegram DM topic tables (`api.md` §12.4): topic mode
 //! per chat, the binding of a chat's topic thread to a session, and the
-//! user's Telegram sessions no topic is bound to; and the types both
-//! backends share (a binding, a binding to make, the refusal's text).
+//! user's Telegram sessions no topic is bound to. The types both backends
+//! share (a binding, a binding to make, the refusal's text) are the
+//! contract crate's (`hermes_state_core::telegram_topics`).
 //!
 //! The tables exist only once someone opted in, so every read first asks
 //! whether its table is there and answers as the original does without it
 //! (`false`, `None`, `[]`, every session unlinked): it catches the
 //! `no such table` error, and these reads never create the tables.
 
+pub use hermes_state_core::telegram_topics::{ALREADY_LINKED, TopicBinding, TopicBindingRequest};
 use hermes_state_sqlite::catalog::object_exists;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OptionalExtension, Row, params};
-use serde::Serialize;
 
 use crate::error::{QueryContext, QueryError};
 use crate::lookups::query_sessions;
@@ -22,49 +23,6 @@ use crate::values::{real, text};
 pub const TOPIC_MODE: &str = "telegram_dm_topic_mode";
 /// The bindings table (one row per chat topic thread).
 pub const TOPIC_BINDINGS: &str = "telegram_dm_topic_bindings";
-
-/// One row of `telegram_dm_topic_bindings`, serialised as the original's
-/// `dict(row)` of `SELECT *`: its columns in table order.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TopicBinding {
-    /// The private chat.
-    pub chat_id: String,
-    /// The topic thread in that chat.
-    pub thread_id: String,
-    /// The Telegram user.
-    pub user_id: String,
-    /// The gateway's session key.
-    pub session_key: String,
-    /// The bound session.
-    pub session_id: String,
-    /// `auto` unless the caller said otherwise.
-    pub managed_mode: String,
-    /// When the binding was first made (Unix seconds).
-    pub linked_at: f64,
-    /// When it was last (re)bound.
-    pub updated_at: f64,
-}
-
-/// The original's `ValueError` text when a session is bound elsewhere.
-pub const ALREADY_LINKED: &str = "session is already linked to another Telegram topic";
-
-/// One topic binding to make (the original's `bind_telegram_topic`), on
-/// every backend.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TopicBindingRequest<'a> {
-    /// The private chat.
-    pub chat_id: &'a str,
-    /// The topic thread.
-    pub thread_id: &'a str,
-    /// The Telegram user.
-    pub user_id: &'a str,
-    /// The gateway's session key.
-    pub session_key: &'a str,
-    /// The session to bind; it must exist (the key's `FOREIGN KEY`).
-    pub session_id: &'a str,
-    /// `auto` in the original's default.
-    pub managed_mode: &'a str,
-}
 
 const BINDING_BY_TOPIC: &str =
     "SELECT * FROM telegram_dm_topic_bindings WHERE chat_id = ?1 AND thread_id = ?2";

@@ -44,7 +44,6 @@ pub const CJK_STALE_KEY: &str = "fts_cjk_stale";
 pub const FTS_STALE_KEY: &str = "fts_stale";
 /// Advertises that the legacy → v23 FTS conversion can run.
 pub const FTS_OPTIMIZE_AVAILABLE_KEY: &str = "fts_optimize_available";
-/// The `state_meta` key the Telegram topic opt-in sets (`api.md` §12.4).
-pub const TOPIC_SCHEMA_VERSION_KEY: &str = "telegram_dm_topic_schema_version";
-/// The value of [`TOPIC_SCHEMA_VERSION_KEY`] after the opt-in.
-pub const TOPIC_SCHEMA_VERSION: &str = "2";
+/// The Telegram topic opt-in's `state_meta` mark (`api.md` §12.4), shared
+/// with the PostgreSQL backend through the contract crate.
+pub use hermes_state_core::telegram_topics::{TOPIC_SCHEMA_VERSION, TOPIC_SCHEMA_VERSION_KEY};

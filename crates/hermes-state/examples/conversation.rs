@@ -5,6 +5,7 @@
 //! store in a temporary folder).
 #![allow(clippy::print_stdout)]
 
+use hermes_state::prelude::*;
 use hermes_state::{NewMessage, NewSession, SessionDb, TokenUpdate};
 use serde_json::json;
 

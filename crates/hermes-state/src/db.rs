@@ -813,3 +813,9 @@ fn is_fts_corruption(error: &Error) -> bool {
     error.kind() == ErrorKind::Corrupt
         && crate::error::sqlite_source(error).is_some_and(hermes_state_sqlite::is_fts_corruption)
 }
+
+impl hermes_state_core::store::BackendName for SessionDb {
+    fn backend_name(&self) -> &'static str {
+        "sqlite"
+    }
+}

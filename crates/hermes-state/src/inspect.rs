@@ -3,7 +3,6 @@
 //! `migrate --dry-run` plan). Everything here reads; nothing is upgraded.
 
 use hermes_state_query::FtsCapabilities;
-use hermes_state_query::sessions::SessionCountOptions;
 use hermes_state_schema::{FileShape, FtsLayout, detect, fts, reconcile};
 use hermes_state_sqlite::Context as _;
 use hermes_state_types::SCHEMA_VERSION;
@@ -200,22 +199,6 @@ impl SessionDb {
             fts_rebuild,
             fts_optimize_available: store.fts_layout == FtsLayout::LegacyInline,
         }))
-    }
-
-    /// The number of sessions `options` selects (`api.md` §2.4): by default
-    /// (the original's defaults) every session that is not archived;
-    /// [`SessionCountOptions::all`] for every row.
-    pub fn session_count(&self, options: &SessionCountOptions) -> Result<i64> {
-        self.read(|conn| Ok(hermes_state_query::sessions::session_count(conn, options)?))
-    }
-
-    /// Number of messages of the sessions of one source.
-    pub fn message_count_of_source(&self, source: &str) -> Result<i64> {
-        self.read(|conn| {
-            Ok(hermes_state_query::messages::message_count_of_source(
-                conn, source,
-            )?)
-        })
     }
 
     /// Whether this handle's connection has the `cjk_unicode61` tokenizer

@@ -1,5 +1,6 @@
 #![doc = include_str!("../README.md")]
 
+mod accounting;
 mod ad_hoc_query;
 mod backend;
 pub mod by_name;
@@ -16,6 +17,8 @@ mod fts_steps;
 mod group_commit;
 mod handoff;
 mod inspect;
+mod lineage;
+mod listings;
 mod lookups;
 mod maintenance;
 pub mod malformed_repair;
@@ -35,6 +38,13 @@ mod telegram_topics;
 mod titles;
 
 pub use ad_hoc_query::QueryRows;
+/// The contract's traits and this crate's `SessionStore`, to call a store's
+/// operations: `use hermes_state::prelude::*;`.
+pub mod prelude {
+    pub use crate::backend::{Exchange, SessionStore};
+    pub use hermes_state_core::prelude::*;
+}
+
 pub use backend::{
     DATABASE_URL_VAR, PostgresUrl, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore, StoreLocation,
     open_store,

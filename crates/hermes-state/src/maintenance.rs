@@ -10,48 +10,10 @@ pub use hermes_state_query::prune::{
 use hermes_state_schema::{SchemaError, retry};
 use rusqlite::Connection;
 
-use crate::cleanup::delete_row;
 use crate::db::{SessionDb, existing_fts_tables};
 use crate::error::{Error, Result, WriteContext};
-use crate::rich_listing::checked;
 
 impl SessionDb {
-    /// Removes old ended sessions with their messages (`api.md` §11.3).
-    ///
-    /// Only **ended** sessions are candidates. In one write transaction,
-    /// every session whose parent is a candidate is orphaned
-    /// (`parent_session_id = NULL`; children are never deleted by a prune,
-    /// delegate children included, unless they are candidates themselves);
-    /// then each candidate's messages and row are deleted. Usage rows go with
-    /// their session and the FTS indexes follow through the triggers. With
-    /// `dry_run` the candidates are listed and nothing is written.
-    ///
-    /// Errors: a non-finite `older_than_days` or float filter is
-    /// [`crate::ErrorKind::InvalidInput`].
-    pub fn prune_sessions(&self, options: &PruneOptions) -> Result<PruneReport> {
-        let candidates = checked(&options.selection(), self.now())?;
-        let ids = if options.dry_run {
-            self.read(|conn| Ok(candidates.ids(conn)?))?
-        } else {
-            self.write("pruning sessions", |conn| {
-                let ids = candidates.ids(conn)?;
-                for id in &ids {
-                    delete_row(conn, id)?;
-                }
-                Ok(ids)
-            })?
-        };
-        if !options.dry_run
-            && let Some(dir) = &options.sessions_dir
-        {
-            remove_transcripts(dir, &ids);
-        }
-        Ok(PruneReport {
-            count: ids.len(),
-            ids,
-        })
-    }
-
     /// Gives the space of deleted rows back to the file system (`api.md`
     /// §11.4): FTS5 `'optimize'` on each existing FTS table, a TRUNCATE
     /// checkpoint, `VACUUM`, and one more TRUNCATE checkpoint (in WAL mode the

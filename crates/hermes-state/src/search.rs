@@ -4,28 +4,12 @@ use hermes_state_query::search::{self, FtsCapabilities, FtsObjects, SearchHit, S
 
 use crate::db::SessionDb;
 use crate::error::Result;
+use hermes_state_core::store::Search;
+use hermes_state_query::conversation_search;
+use hermes_state_query::conversation_search::ConversationHit;
+use hermes_state_query::conversation_search::ConversationScope;
 
 impl SessionDb {
-    /// Searches the messages (`api.md` §8): FTS5 syntax (implicit AND,
-    /// `"phrases"`, `OR`, `NOT`, `prefix*`), CJK and substring search, with
-    /// source/role filters, paging and ordering as the original.
-    ///
-    /// A query FTS5 cannot parse gives no results, not an error; every other
-    /// failure is an error, never an empty answer. Searching is a read: a
-    /// corrupt FTS index is reported (kind [`crate::ErrorKind::Corrupt`]), not
-    /// rebuilt here (the original rebuilds in place; here a read never
-    /// writes). [`SessionDb::repair`] or [`SessionDb::rebuild_fts`] rebuild it,
-    /// and the write path rebuilds it once when a write meets it.
-    pub fn search_messages(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
-        // One read transaction for the cookie, the markers and the whole search.
-        self.snapshot_read(|conn| {
-            search::in_read_snapshot(conn, || {
-                let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
-                Ok(search::search_messages(conn, query, options, caps)?)
-            })
-        })
-    }
-
     /// The FTS objects of the store, probed again only when the schema
     /// changed since the last search (another process may have dropped the
     /// CJK triggers, or finished a conversion).
@@ -40,5 +24,73 @@ impl SessionDb {
                 Ok(objects)
             }
         }
+    }
+}
+
+impl Search for SessionDb {
+    /// Searches the messages like [`SessionDb::search_messages`] (same
+    /// query syntax, filters and sort) and collapses the hits by
+    /// conversation — a session and its compression continuations
+    /// (`api.md` §9.2) — so a long conversation split into segments shows
+    /// once, with its best hit, its title, its number of hits and their time
+    /// span. Branch children and delegates are conversations of their own.
+    /// `options.limit` and `options.offset` count conversations.
+    ///
+    /// Hits are read page by page until the conversations asked for are
+    /// filled and at least
+    /// [`MAX_HITS_READ`](hermes_state_query::conversation_search::MAX_HITS_READ)
+    /// hits were read, or no hit is left; below that many hits, counts and
+    /// spans are exact. Errors as [`SessionDb::search_messages`].
+    fn search_conversations(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<Vec<ConversationHit>> {
+        self.read(|conn| {
+            let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
+            Ok(conversation_search::search_conversations(
+                conn, query, options, caps,
+            )?)
+        })
+    }
+
+    /// [`SessionDb::search_conversations`] over the hits `scope` takes: only
+    /// some sessions (a lineage, one segment) and a time window (`since`
+    /// inclusive, `until` exclusive). Hits out of scope count nowhere — not
+    /// in `hits`, `session_ids` nor the time span — and `options.limit` and
+    /// `options.offset` count the conversations left. Errors as
+    /// [`SessionDb::search_messages`].
+    fn search_conversations_in(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        scope: &ConversationScope,
+    ) -> Result<Vec<ConversationHit>> {
+        self.read(|conn| {
+            let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
+            Ok(conversation_search::search_conversations_in(
+                conn, query, options, scope, caps,
+            )?)
+        })
+    }
+
+    /// Searches the messages (`api.md` §8): FTS5 syntax (implicit AND,
+    /// `"phrases"`, `OR`, `NOT`, `prefix*`), CJK and substring search, with
+    /// source/role filters, paging and ordering as the original.
+    ///
+    /// A query FTS5 cannot parse gives no results, not an error; every other
+    /// failure is an error, never an empty answer. Searching is a read: a
+    /// corrupt FTS index is reported (kind [`crate::ErrorKind::Corrupt`]), not
+    /// rebuilt here (the original rebuilds in place; here a read never
+    /// writes). [`SessionDb::repair`] or [`SessionDb::rebuild_fts`] rebuild it,
+    /// and the write path rebuilds it once when a write meets it.
+    fn search_messages(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
+        // One read transaction for the cookie, the markers and the whole search.
+        self.snapshot_read(|conn| {
+            search::in_read_snapshot(conn, || {
+                let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
+                Ok(search::search_messages(conn, query, options, caps)?)
+            })
+        })
     }
 }

@@ -1,10 +1,34 @@
 //! Session writes: create, end, reopen, token and cost accounting.
 
-use hermes_state_types::{AuxiliaryUsage, NewSession, Session, TokenUpdate, stored};
+use hermes_state_types::{NewSession, Session, TokenUpdate, stored};
 use rusqlite::{Connection, OptionalExtension, named_params};
 
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
+use crate::handoff::CLAIM;
+use crate::handoff::COMPLETE;
+use crate::handoff::FAIL;
+use crate::handoff::REQUEST;
+use crate::session_updates::CLEAR_COOLDOWN;
+use crate::session_updates::FINALIZE_ORPHANED_COMPRESSIONS;
+use crate::session_updates::ORPHANED_COMPRESSION_AGE;
+use crate::session_updates::PROMOTE_TO_RESET;
+use crate::session_updates::SET_BILLING_ROUTE;
+use crate::session_updates::SET_COOLDOWN;
+use crate::session_updates::SET_CWD;
+use crate::session_updates::SET_EXPIRY_FINALIZED;
+use crate::session_updates::SET_FALLBACK_STREAK;
+use crate::session_updates::SET_INEFFECTIVE_COUNT;
+use crate::session_updates::SET_META;
+use crate::session_updates::SET_MODEL;
+use crate::session_updates::SET_SYSTEM_PROMPT;
+use crate::session_updates::trimmed;
+use hermes_state_core::store::Sessions;
+use hermes_state_query::lookups;
+use hermes_state_query::session_updates as query;
+use hermes_state_query::session_updates::CompressionCooldown;
+use hermes_state_query::session_updates::HandoffState;
+use hermes_state_query::sessions::SessionCountOptions;
 
 const UPSERT_SESSION: &str = "INSERT INTO sessions (id, source, user_id, session_key, chat_id, chat_type, thread_id, model, model_config, system_prompt, parent_session_id, cwd, profile_name, git_repo_root, started_at)
 VALUES (:id, :source, :user_id, :session_key, :chat_id, :chat_type, :thread_id, :model, :model_config, :system_prompt, :parent, :cwd, :profile_name, :git_repo_root, :now)
@@ -41,185 +65,6 @@ const INHERIT_GATEWAY: &str = "UPDATE sessions SET
     origin_json = COALESCE(origin_json, (SELECT p.origin_json FROM sessions p WHERE p.id = ?2))
 WHERE id = ?1 AND EXISTS (SELECT 1 FROM sessions p WHERE p.id = ?2 AND p.end_reason = 'compression')";
 
-impl SessionDb {
-    /// Creates a session, or fills the still-NULL fields of an existing one
-    /// (`api.md` §2.1); returns its id.
-    ///
-    /// A second create never changes `source`, `user_id`, `started_at` or any
-    /// non-NULL value. With a parent, the child inherits the parent's
-    /// workspace fields where its own are NULL, and, when the parent was ended
-    /// by compression, its gateway fields too.
-    ///
-    /// Errors: [`Error::SessionNotFound`] when the parent does not exist (nothing written).
-    pub fn create_session(&self, session: &NewSession) -> Result<String> {
-        let model_config = stored::encode_json_field(session.model_config.as_ref());
-        self.write("creating a session", |conn| {
-            let parent = session.parent_session_id.as_deref().filter(|p| !p.is_empty());
-            conn.prepare_cached(UPSERT_SESSION)
-                .and_then(|mut stmt| {
-                    stmt.execute(named_params! {
-                        ":id": session.id, ":source": session.source, ":user_id": session.user_id,
-                        ":session_key": session.session_key, ":chat_id": session.chat_id,
-                        ":chat_type": session.chat_type, ":thread_id": session.thread_id,
-                        ":model": session.model, ":model_config": model_config,
-                        ":system_prompt": session.system_prompt, ":parent": session.parent_session_id,
-                        ":cwd": session.cwd, ":profile_name": session.profile_name,
-                        ":git_repo_root": session.git_repo_root, ":now": self.now(),
-                    })
-                })
-                // The only foreign key a session row has is its parent.
-                .map_err(|e| {
-                    let parent = session.parent_session_id.as_deref().unwrap_or_default();
-                    foreign_key_to_not_found(e, parent, "creating a session")
-                })?;
-            if let Some(parent) = parent {
-                conn.execute(INHERIT_WORKSPACE, [&session.id, parent]).context("inheriting from the parent")?;
-                conn.execute(INHERIT_GATEWAY, [&session.id, parent]).context("inheriting from the parent")?;
-            }
-            Ok(())
-        })?;
-        Ok(session.id.clone())
-    }
-
-    /// Creates the session if it is missing (`source` as given), filling a
-    /// NULL `model`; returns the id.
-    pub fn ensure_session(
-        &self,
-        session_id: &str,
-        source: &str,
-        model: Option<&str>,
-    ) -> Result<String> {
-        let mut session = NewSession::new(session_id, source);
-        session.model = model.map(str::to_owned);
-        self.create_session(&session)
-    }
-
-    /// Ends a live session. The first end wins: an ended session keeps its
-    /// reason and time. Unknown ids are ignored.
-    pub fn end_session(&self, session_id: &str, end_reason: &str) -> Result<()> {
-        self.write("ending a session", |conn| {
-            conn.execute(
-                "UPDATE sessions SET ended_at = ?1, end_reason = ?2 WHERE id = ?3 AND ended_at IS NULL",
-                rusqlite::params![self.now(), end_reason, session_id],
-            )
-            .context("ending a session")?;
-            Ok(())
-        })
-    }
-
-    /// Makes an ended session live again (clears `ended_at` and `end_reason`).
-    /// Unknown ids are ignored.
-    pub fn reopen_session(&self, session_id: &str) -> Result<()> {
-        self.write("reopening a session", |conn| {
-            conn.execute(
-                "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?1",
-                [session_id],
-            )
-            .context("reopening a session")?;
-            Ok(())
-        })
-    }
-
-    /// One session, or `None` for an unknown id.
-    pub fn get_session(&self, session_id: &str) -> Result<Option<Session>> {
-        self.read(|conn| Ok(hermes_state_query::get_session(conn, session_id)?))
-    }
-
-    /// Adds (or, with `absolute`, sets) token and cost counters (`api.md` §3.1),
-    /// creating the session with source `unknown` if it is missing.
-    /// Incremental updates with usage also add to the `session_model_usage`
-    /// row of the session's model and billing route (`task = ''`).
-    pub fn update_token_counts(&self, session_id: &str, update: &TokenUpdate) -> Result<()> {
-        self.ensure_session(session_id, "unknown", update.model.as_deref())?;
-        let has_usage = update.has_usage();
-        self.write("updating token counts", |conn| {
-            set_first_accounted_route(conn, session_id, update, has_usage)?;
-            let route = |value: &Option<String>| if has_usage { value.clone() } else { None };
-            let sql = if update.absolute { ABSOLUTE_COUNTS } else { INCREMENTAL_COUNTS };
-            conn.prepare_cached(sql)
-                .and_then(|mut stmt| {
-                    stmt.execute(named_params! {
-                        ":id": session_id,
-                        ":input": update.input_tokens, ":output": update.output_tokens,
-                        ":cache_read": update.cache_read_tokens, ":cache_write": update.cache_write_tokens,
-                        ":reasoning": update.reasoning_tokens,
-                        ":estimated": update.estimated_cost_usd, ":actual": update.actual_cost_usd,
-                        ":cost_status": update.cost_status, ":cost_source": update.cost_source,
-                        ":pricing_version": update.pricing_version,
-                        ":provider": route(&update.billing_provider), ":base_url": route(&update.billing_base_url),
-                        ":mode": route(&update.billing_mode), ":model": route(&update.model),
-                        ":api_calls": update.api_call_count,
-                    })
-                })
-                .context("updating token counts")?;
-            let adds_usage = !update.absolute
-                && (update.input_tokens != 0
-                    || update.output_tokens != 0
-                    || update.cache_read_tokens != 0
-                    || update.cache_write_tokens != 0
-                    || update.reasoning_tokens != 0
-                    || update.api_call_count != 0
-                    || update.estimated_cost_usd.is_some_and(|c| c != 0.0));
-            if adds_usage {
-                let session_route = session_route(conn, session_id)?;
-                let delta = UsageDelta {
-                    model: update.model.clone().or(session_route.model).unwrap_or_else(|| "unknown".to_owned()),
-                    provider: update.billing_provider.clone().or(session_route.provider).unwrap_or_default(),
-                    base_url: update.billing_base_url.clone().or(session_route.base_url).unwrap_or_default(),
-                    mode: update.billing_mode.clone().or(session_route.mode).unwrap_or_default(),
-                    task: "",
-                    api_calls: update.api_call_count,
-                    tokens: [
-                        update.input_tokens,
-                        update.output_tokens,
-                        update.cache_read_tokens,
-                        update.cache_write_tokens,
-                        update.reasoning_tokens,
-                    ],
-                    estimated: update.estimated_cost_usd.unwrap_or(0.0),
-                    actual: update.actual_cost_usd.unwrap_or(0.0),
-                    cost_status: update.cost_status.as_deref(),
-                    cost_source: update.cost_source.as_deref(),
-                };
-                add_usage(conn, session_id, &delta, self.now())?;
-            }
-            Ok(())
-        })
-    }
-
-    /// Records the usage of an auxiliary task (vision, compression, …) in
-    /// `session_model_usage` without touching the session's counters
-    /// (`api.md` §3.2). Empty ids or tasks are ignored.
-    pub fn record_auxiliary_usage(&self, session_id: &str, usage: &AuxiliaryUsage) -> Result<()> {
-        if session_id.is_empty() || usage.task.is_empty() {
-            return Ok(());
-        }
-        self.ensure_session(session_id, "unknown", None)?;
-        self.write("recording auxiliary usage", |conn| {
-            let delta = UsageDelta {
-                model: usage.model.clone().unwrap_or_else(|| "unknown".to_owned()),
-                provider: usage.billing_provider.clone().unwrap_or_default(),
-                base_url: usage.billing_base_url.clone().unwrap_or_default(),
-                mode: String::new(),
-                task: &usage.task,
-                api_calls: 1,
-                tokens: [
-                    usage.input_tokens,
-                    usage.output_tokens,
-                    usage.cache_read_tokens,
-                    usage.cache_write_tokens,
-                    usage.reasoning_tokens,
-                ],
-                estimated: usage.estimated_cost_usd.unwrap_or(0.0),
-                actual: 0.0,
-                cost_status: None,
-                cost_source: None,
-            };
-            add_usage(conn, session_id, &delta, self.now())
-        })
-    }
-}
-
 /// Maps SQLite's `FOREIGN KEY constraint failed` of a statement whose only
 /// foreign key names `session_id` to [`Error::SessionNotFound`]; any other
 /// error keeps its SQLite form. Letting the constraint decide (rather than
@@ -243,7 +88,7 @@ pub(crate) fn foreign_key_to_not_found(
     }
 }
 
-const INCREMENTAL_COUNTS: &str = "UPDATE sessions SET
+pub(crate) const INCREMENTAL_COUNTS: &str = "UPDATE sessions SET
     input_tokens = input_tokens + :input,
     output_tokens = output_tokens + :output,
     cache_read_tokens = cache_read_tokens + :cache_read,
@@ -261,7 +106,7 @@ const INCREMENTAL_COUNTS: &str = "UPDATE sessions SET
     api_call_count = COALESCE(api_call_count, 0) + :api_calls
 WHERE id = :id";
 
-const ABSOLUTE_COUNTS: &str = "UPDATE sessions SET
+pub(crate) const ABSOLUTE_COUNTS: &str = "UPDATE sessions SET
     input_tokens = :input,
     output_tokens = :output,
     cache_read_tokens = :cache_read,
@@ -281,14 +126,14 @@ WHERE id = :id";
 
 /// The session's model and billing route.
 #[derive(Default)]
-struct Route {
-    model: Option<String>,
-    provider: Option<String>,
-    base_url: Option<String>,
-    mode: Option<String>,
+pub(crate) struct Route {
+    pub(crate) model: Option<String>,
+    pub(crate) provider: Option<String>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) mode: Option<String>,
 }
 
-fn session_route(conn: &Connection, session_id: &str) -> Result<Route> {
+pub(crate) fn session_route(conn: &Connection, session_id: &str) -> Result<Route> {
     let route = conn
         .query_row(
             "SELECT model, billing_provider, billing_base_url, billing_mode FROM sessions WHERE id = ?1",
@@ -302,7 +147,7 @@ fn session_route(conn: &Connection, session_id: &str) -> Result<Route> {
 
 /// The first call that carries usage, a model and a provider fixes the
 /// session's route when it differs from what the session was created with.
-fn set_first_accounted_route(
+pub(crate) fn set_first_accounted_route(
     conn: &Connection,
     session_id: &str,
     update: &TokenUpdate,
@@ -337,18 +182,18 @@ fn set_first_accounted_route(
     Ok(())
 }
 
-struct UsageDelta<'a> {
-    model: String,
-    provider: String,
-    base_url: String,
-    mode: String,
-    task: &'a str,
-    api_calls: i64,
-    tokens: [i64; 5],
-    estimated: f64,
-    actual: f64,
-    cost_status: Option<&'a str>,
-    cost_source: Option<&'a str>,
+pub(crate) struct UsageDelta<'a> {
+    pub(crate) model: String,
+    pub(crate) provider: String,
+    pub(crate) base_url: String,
+    pub(crate) mode: String,
+    pub(crate) task: &'a str,
+    pub(crate) api_calls: i64,
+    pub(crate) tokens: [i64; 5],
+    pub(crate) estimated: f64,
+    pub(crate) actual: f64,
+    pub(crate) cost_status: Option<&'a str>,
+    pub(crate) cost_source: Option<&'a str>,
 }
 
 const UPSERT_USAGE: &str = "INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, task, api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, first_seen, last_seen)
@@ -366,7 +211,12 @@ ON CONFLICT(session_id, model, billing_provider, billing_base_url, billing_mode,
     cost_source = COALESCE(excluded.cost_source, cost_source),
     last_seen = excluded.last_seen";
 
-fn add_usage(conn: &Connection, session_id: &str, d: &UsageDelta<'_>, now: f64) -> Result<()> {
+pub(crate) fn add_usage(
+    conn: &Connection,
+    session_id: &str,
+    d: &UsageDelta<'_>,
+    now: f64,
+) -> Result<()> {
     conn.prepare_cached(UPSERT_USAGE)
         .and_then(|mut stmt| {
             stmt.execute(rusqlite::params![
@@ -391,4 +241,381 @@ fn add_usage(conn: &Connection, session_id: &str, d: &UsageDelta<'_>, now: f64) 
         })
         .context("recording model usage")?;
     Ok(())
+}
+
+impl Sessions for SessionDb {
+    /// `api.md` §2.5, with the roots as a slice: see the generic inherent
+    /// method of the same name.
+    fn backfill_repo_roots(&self, roots: &[(&str, &str)]) -> Result<()> {
+        SessionDb::backfill_repo_roots(self, roots.iter().copied())
+    }
+
+    /// Requests a handoff of the session to `platform` (`api.md` §2.5): when
+    /// no handoff is in flight (state NULL, `completed` or `failed`) the state
+    /// becomes `pending`, the platform is stored and the last error cleared.
+    /// Returns whether it did; `false` for an unknown session or a handoff
+    /// already `pending` or `running`.
+    fn request_handoff(&self, session_id: &str, platform: &str) -> Result<bool> {
+        self.write("requesting a handoff", |conn| {
+            let changed = conn
+                .execute(REQUEST, [platform, session_id])
+                .context("requesting a handoff")?;
+            Ok(changed > 0)
+        })
+    }
+
+    /// Claims a pending handoff (`pending` → `running`) (`api.md` §2.5);
+    /// returns whether this caller got it.
+    fn claim_handoff(&self, session_id: &str) -> Result<bool> {
+        self.write("claiming a handoff", |conn| {
+            let changed = conn
+                .execute(CLAIM, [session_id])
+                .context("claiming a handoff")?;
+            Ok(changed > 0)
+        })
+    }
+
+    /// Marks the session's handoff `completed` and clears its error (`api.md`
+    /// §2.5), whatever its state was.
+    fn complete_handoff(&self, session_id: &str) -> Result<()> {
+        self.update_one("completing a handoff", COMPLETE, [session_id])
+    }
+
+    /// Marks the session's handoff `failed` with the first 500 characters of
+    /// `error` (`api.md` §2.5), whatever its state was.
+    fn fail_handoff(&self, session_id: &str, error: &str) -> Result<()> {
+        let error = query::handoff_error_text(error);
+        self.update_one("failing a handoff", FAIL, [error, session_id])
+    }
+
+    /// The session's handoff state, platform and error (`api.md` §2.5);
+    /// `None` for an unknown session.
+    fn get_handoff_state(&self, session_id: &str) -> Result<Option<HandoffState>> {
+        self.read(|conn| Ok(query::handoff_state(conn, session_id)?))
+    }
+
+    /// The sessions with a `pending` handoff, oldest start first (`api.md` §2.5).
+    fn list_pending_handoffs(&self) -> Result<Vec<Session>> {
+        self.read(|conn| Ok(query::pending_handoffs(conn)?))
+    }
+
+    /// The number of sessions `options` selects (`api.md` §2.4): by default
+    /// (the original's defaults) every session that is not archived;
+    /// [`SessionCountOptions::all`] for every row.
+    fn session_count(&self, options: &SessionCountOptions) -> Result<i64> {
+        self.read(|conn| Ok(hermes_state_query::sessions::session_count(conn, options)?))
+    }
+
+    /// `api.md` §2.4: the full id for an id or a unique id prefix: the
+    /// argument when such a session exists, else the only session whose id
+    /// starts with it (ASCII case-insensitive, `%` `_` `\` literal); `None`
+    /// when none or several match, and for an empty prefix.
+    fn resolve_session_id(&self, id_or_prefix: &str) -> Result<Option<String>> {
+        self.read(|conn| Ok(lookups::resolve_session_id(conn, id_or_prefix)?))
+    }
+
+    /// Replaces the session's system prompt snapshot (`api.md` §2.5).
+    fn update_system_prompt(&self, session_id: &str, system_prompt: &str) -> Result<()> {
+        self.update_one(
+            "updating the system prompt",
+            SET_SYSTEM_PROMPT,
+            rusqlite::params![system_prompt, session_id],
+        )
+    }
+
+    /// Sets the session's model unconditionally; `None` clears it (`api.md` §2.5).
+    fn update_session_model(&self, session_id: &str, model: Option<&str>) -> Result<()> {
+        self.update_one(
+            "updating the session model",
+            SET_MODEL,
+            rusqlite::params![model, session_id],
+        )
+    }
+
+    /// Stores `model_config_json` as given (no re-encoding; `None` clears it)
+    /// and, when `model` is `Some`, the model (`api.md` §2.5).
+    fn update_session_meta(
+        &self,
+        session_id: &str,
+        model_config_json: Option<&str>,
+        model: Option<&str>,
+    ) -> Result<()> {
+        self.update_one(
+            "updating the session meta",
+            SET_META,
+            rusqlite::params![model_config_json, model, session_id],
+        )
+    }
+
+    /// Sets the billing provider and base URL (`None` clears them), the
+    /// billing mode when `Some`, and clears the system prompt snapshot, which
+    /// a new route invalidates (`api.md` §2.5).
+    fn update_session_billing_route(
+        &self,
+        session_id: &str,
+        provider: Option<&str>,
+        base_url: Option<&str>,
+        billing_mode: Option<&str>,
+    ) -> Result<()> {
+        self.update_one(
+            "updating the billing route",
+            SET_BILLING_ROUTE,
+            rusqlite::params![provider, base_url, billing_mode, session_id],
+        )
+    }
+
+    /// Sets the session's working directory, and its git branch and repository
+    /// root when they are non-empty after trimming (the trimmed text is
+    /// stored) (`api.md` §2.5). An empty id or `cwd` makes it a no-op.
+    fn update_session_cwd(
+        &self,
+        session_id: &str,
+        cwd: &str,
+        git_branch: Option<&str>,
+        git_repo_root: Option<&str>,
+    ) -> Result<()> {
+        if session_id.is_empty() || cwd.is_empty() {
+            return Ok(());
+        }
+        let (branch, root) = (trimmed(git_branch), trimmed(git_repo_root));
+        self.write("updating the session cwd", |conn| {
+            conn.execute(
+                SET_CWD,
+                named_params! {
+                    ":cwd": cwd, ":branch": branch, ":root": root, ":id": session_id,
+                },
+            )
+            .context("updating the session cwd")?;
+            Ok(())
+        })
+    }
+
+    /// Sets the gateway's `expiry_finalized` flag (1 or 0) (`api.md` §2.5);
+    /// an empty id is a no-op.
+    fn set_expiry_finalized(&self, session_id: &str, finalized: bool) -> Result<()> {
+        if session_id.is_empty() {
+            return Ok(());
+        }
+        self.update_one(
+            "setting expiry_finalized",
+            SET_EXPIRY_FINALIZED,
+            rusqlite::params![i64::from(finalized), session_id],
+        )
+    }
+
+    /// Archives (soft-hides) or restores the session's whole compression
+    /// lineage (`api.md` §2.5): the session, its ancestors through
+    /// compression-ended parents and its descendants through compression-ended
+    /// sessions, so that a conversation split by compression hides as one.
+    /// Returns whether any row matched (an already archived lineage counts,
+    /// as SQLite's change count does); `false` for an unknown id.
+    fn set_session_archived(&self, session_id: &str, archived: bool) -> Result<bool> {
+        self.set_lineage_flag("archiving a session", "archived", session_id, archived)
+    }
+
+    /// Pins or unpins the session's whole compression lineage, as
+    /// [`SessionDb::set_session_archived`] does for `archived` (`api.md` §2.5).
+    fn set_session_pinned(&self, session_id: &str, pinned: bool) -> Result<bool> {
+        self.set_lineage_flag("pinning a session", "pinned", session_id, pinned)
+    }
+
+    /// Ends the session with `reason` ([`SESSION_RESET`] in the original's
+    /// default) when it is live or was ended by `agent_close` /
+    /// `ws_orphan_reap` (ends a reset may supersede) (`api.md` §2.5). Returns
+    /// whether a row changed.
+    ///
+    /// Never fails: any error (a read-only handle included) gives `false`, as
+    /// the original.
+    fn promote_to_session_reset(&self, session_id: &str, reason: &str) -> bool {
+        self.write("promoting to a session reset", |conn| {
+            let changed = conn
+                .execute(
+                    PROMOTE_TO_RESET,
+                    rusqlite::params![self.now(), reason, session_id],
+                )
+                .context("promoting to a session reset")?;
+            Ok(changed > 0)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Ends (`orphaned_compression`, now) every compression continuation that
+    /// made no API call, is still live more than 7 days after it started,
+    /// has messages, and whose parent was ended by compression (`api.md`
+    /// §2.5). Returns how many.
+    fn finalize_orphaned_compression_sessions(&self) -> Result<usize> {
+        self.write("finalizing orphaned compressions", |conn| {
+            let now = self.now();
+            conn.execute(
+                FINALIZE_ORPHANED_COMPRESSIONS,
+                rusqlite::params![now, now - ORPHANED_COMPRESSION_AGE],
+            )
+            .context("finalizing orphaned compressions")
+            .map_err(Into::into)
+        })
+    }
+
+    /// Records that compression of the session failed and must not be retried
+    /// before `cooldown_until` (Unix seconds), with the error (`api.md`
+    /// §2.5). An empty id is a no-op.
+    fn record_compression_failure_cooldown(
+        &self,
+        session_id: &str,
+        cooldown_until: f64,
+        error: Option<&str>,
+    ) -> Result<()> {
+        if session_id.is_empty() {
+            return Ok(());
+        }
+        self.update_one(
+            "recording a compression cooldown",
+            SET_COOLDOWN,
+            rusqlite::params![cooldown_until, error, session_id],
+        )
+    }
+
+    /// The session's compression-failure cooldown while it runs (`api.md`
+    /// §2.5); `None` when unset, expired (by the handle's clock), for an
+    /// unknown session or an empty id.
+    fn get_compression_failure_cooldown(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<CompressionCooldown>> {
+        if session_id.is_empty() {
+            return Ok(None);
+        }
+        self.read(|conn| {
+            Ok(query::compression_failure_cooldown(
+                conn,
+                session_id,
+                self.now(),
+            )?)
+        })
+    }
+
+    /// Clears the session's compression-failure cooldown and its error
+    /// (`api.md` §2.5). An empty id is a no-op.
+    fn clear_compression_failure_cooldown(&self, session_id: &str) -> Result<()> {
+        if session_id.is_empty() {
+            return Ok(());
+        }
+        self.update_one(
+            "clearing a compression cooldown",
+            CLEAR_COOLDOWN,
+            [session_id],
+        )
+    }
+
+    /// How many compressions in a row fell back (`api.md` §2.5); 0 for an
+    /// unknown session.
+    fn get_compression_fallback_streak(&self, session_id: &str) -> Result<i64> {
+        self.read(|conn| Ok(query::compression_fallback_streak(conn, session_id)?))
+    }
+
+    /// Stores the compression fallback streak, clamped to ≥ 0 (`api.md` §2.5).
+    fn set_compression_fallback_streak(&self, session_id: &str, streak: i64) -> Result<()> {
+        self.update_one(
+            "setting a compression fallback streak",
+            SET_FALLBACK_STREAK,
+            rusqlite::params![streak.max(0), session_id],
+        )
+    }
+
+    /// How many compactions in a row were ineffective (`api.md` §2.5); 0 for
+    /// an unknown session.
+    fn get_compression_ineffective_count(&self, session_id: &str) -> Result<i64> {
+        self.read(|conn| Ok(query::compression_ineffective_count(conn, session_id)?))
+    }
+
+    /// Stores the ineffective-compaction count, clamped to ≥ 0 (`api.md` §2.5).
+    fn set_compression_ineffective_count(&self, session_id: &str, count: i64) -> Result<()> {
+        self.update_one(
+            "setting a compression ineffective count",
+            SET_INEFFECTIVE_COUNT,
+            rusqlite::params![count.max(0), session_id],
+        )
+    }
+
+    /// Creates a session, or fills the still-NULL fields of an existing one
+    /// (`api.md` §2.1); returns its id.
+    ///
+    /// A second create never changes `source`, `user_id`, `started_at` or any
+    /// non-NULL value. With a parent, the child inherits the parent's
+    /// workspace fields where its own are NULL, and, when the parent was ended
+    /// by compression, its gateway fields too.
+    ///
+    /// Errors: [`Error::SessionNotFound`] when the parent does not exist (nothing written).
+    fn create_session(&self, session: &NewSession) -> Result<String> {
+        let model_config = stored::encode_json_field(session.model_config.as_ref());
+        self.write("creating a session", |conn| {
+            let parent = session.parent_session_id.as_deref().filter(|p| !p.is_empty());
+            conn.prepare_cached(UPSERT_SESSION)
+                .and_then(|mut stmt| {
+                    stmt.execute(named_params! {
+                        ":id": session.id, ":source": session.source, ":user_id": session.user_id,
+                        ":session_key": session.session_key, ":chat_id": session.chat_id,
+                        ":chat_type": session.chat_type, ":thread_id": session.thread_id,
+                        ":model": session.model, ":model_config": model_config,
+                        ":system_prompt": session.system_prompt, ":parent": session.parent_session_id,
+                        ":cwd": session.cwd, ":profile_name": session.profile_name,
+                        ":git_repo_root": session.git_repo_root, ":now": self.now(),
+                    })
+                })
+                // The only foreign key a session row has is its parent.
+                .map_err(|e| {
+                    let parent = session.parent_session_id.as_deref().unwrap_or_default();
+                    foreign_key_to_not_found(e, parent, "creating a session")
+                })?;
+            if let Some(parent) = parent {
+                conn.execute(INHERIT_WORKSPACE, [&session.id, parent]).context("inheriting from the parent")?;
+                conn.execute(INHERIT_GATEWAY, [&session.id, parent]).context("inheriting from the parent")?;
+            }
+            Ok(())
+        })?;
+        Ok(session.id.clone())
+    }
+
+    /// Creates the session if it is missing (`source` as given), filling a
+    /// NULL `model`; returns the id.
+    fn ensure_session(
+        &self,
+        session_id: &str,
+        source: &str,
+        model: Option<&str>,
+    ) -> Result<String> {
+        let mut session = NewSession::new(session_id, source);
+        session.model = model.map(str::to_owned);
+        self.create_session(&session)
+    }
+
+    /// Ends a live session. The first end wins: an ended session keeps its
+    /// reason and time. Unknown ids are ignored.
+    fn end_session(&self, session_id: &str, end_reason: &str) -> Result<()> {
+        self.write("ending a session", |conn| {
+            conn.execute(
+                "UPDATE sessions SET ended_at = ?1, end_reason = ?2 WHERE id = ?3 AND ended_at IS NULL",
+                rusqlite::params![self.now(), end_reason, session_id],
+            )
+            .context("ending a session")?;
+            Ok(())
+        })
+    }
+
+    /// Makes an ended session live again (clears `ended_at` and `end_reason`).
+    /// Unknown ids are ignored.
+    fn reopen_session(&self, session_id: &str) -> Result<()> {
+        self.write("reopening a session", |conn| {
+            conn.execute(
+                "UPDATE sessions SET ended_at = NULL, end_reason = NULL WHERE id = ?1",
+                [session_id],
+            )
+            .context("reopening a session")?;
+            Ok(())
+        })
+    }
+
+    /// One session, or `None` for an unknown id.
+    fn get_session(&self, session_id: &str) -> Result<Option<Session>> {
+        self.read(|conn| Ok(hermes_state_query::get_session(conn, session_id)?))
+    }
 }

@@ -1,5 +1,6 @@
 //! `messages append|list`.
 
+use hermes_state::prelude::*;
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 

@@ -1,5 +1,6 @@
 //! `title set|get|resolve|next`.
 
+use hermes_state::prelude::*;
 use hermes_state::{SessionDb, SessionStore};
 use serde_json::json;
 

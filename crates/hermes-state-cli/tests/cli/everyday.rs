@@ -1,6 +1,7 @@
 //! The everyday command line: shell completions, the man page, confirmation
 //! of commands that delete, and the closed set of `--role` values.
 
+use hermes_state::prelude::*;
 use std::path::Path;
 
 use hermes_state::{NewSession, SessionDb};

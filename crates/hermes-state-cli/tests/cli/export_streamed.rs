@@ -1,6 +1,7 @@
 //! `export` (default JSON format) streams session by session, with the bytes
 //! the library's in-memory `export_all` gives.
 
+use hermes_state::prelude::*;
 use std::path::Path;
 
 use hermes_state::{NewMessage, NewSession, SessionDb};

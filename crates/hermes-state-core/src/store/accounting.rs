@@ -1,9 +1,9 @@
 //! The `Accounting` part of the contract: token and cost accounting and the
 //! usage statistics (`api.md` §3).
 
-use hermes_state_types::{AuxiliaryUsage, TokenUpdate};
-use crate::stats::{ModelTotals, TopSession, UsageAttribution};
 use crate::error::Result;
+use crate::stats::{ModelTotals, TopSession, UsageAttribution};
+use hermes_state_types::{AuxiliaryUsage, TokenUpdate};
 
 /// Token and cost accounting and the usage statistics (`api.md` §3).
 ///

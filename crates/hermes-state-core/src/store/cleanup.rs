@@ -1,10 +1,10 @@
 //! The `Cleanup` part of the contract: deleting, pruning and archiving
 //! sessions, and the automatic runs (`api.md` §11.3–11.6).
 
-use std::path::Path;
 use crate::cleanup::{AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport};
-use crate::prune::{ArchiveSelection, PruneCandidate, PruneOptions, PruneReport, PruneSelection};
 use crate::error::Result;
+use crate::prune::{ArchiveSelection, PruneCandidate, PruneOptions, PruneReport, PruneSelection};
+use std::path::Path;
 
 /// Deleting, pruning and archiving sessions, and the automatic runs (`api.md`
 /// §11.3–11.6).

@@ -2,13 +2,13 @@
 //! sessions: `state_meta`, compression locks, gateway routing and peers, async
 //! delegations, Telegram topic bindings (`api.md` §12).
 
-use std::collections::BTreeMap;
-use hermes_state_types::NewDelegation;
 use crate::coordination::{Delegation, DelegationFilter};
+use crate::error::Result;
 use crate::gateway::GatewayPeer;
 use crate::rich_listing::RichSession;
 use crate::telegram_topics::{TopicBinding, TopicBindingRequest};
-use crate::error::Result;
+use hermes_state_types::NewDelegation;
+use std::collections::BTreeMap;
 
 /// What processes share besides sessions: `state_meta`, compression locks,
 /// gateway routing and peers, async delegations, Telegram topic bindings

@@ -1,8 +1,8 @@
 //! The `Lineage` part of the contract: compression lineage: ancestors,
 //! descendants, roots and tips (`api.md` §9).
 
-use crate::lineage::LineageEntry;
 use crate::error::Result;
+use crate::lineage::LineageEntry;
 
 /// Compression lineage: ancestors, descendants, roots and tips (`api.md` §9).
 ///

@@ -1,11 +1,11 @@
 //! The `Listings` part of the contract: recent sessions, rich listings and the
 //! look-ups by origin and peer (`api.md` §10).
 
-use hermes_state_types::Session;
+use crate::error::Result;
 use crate::listing::{ListFilter, SessionListing};
 use crate::lookups::{PeerLookup, SessionActivity};
 use crate::rich_listing::{RichListOptions, RichSession, SessionCwd};
-use crate::error::Result;
+use hermes_state_types::Session;
 
 /// Recent sessions, rich listings and the look-ups by origin and peer (`api.md`
 /// §10).

@@ -1,11 +1,11 @@
 //! The `Messages` part of the contract: appending, reading, rewinding and
 //! replacing messages (`api.md` §4, §5).
 
-use hermes_state_types::{Content, ConversationMessage, Message, NewMessage};
-use serde_json::Value;
+use crate::error::Result;
 use crate::message_reads::{AnchoredView, MessagesAround, RecentUserMessage, RewindResult};
 use crate::messages::{MessagePage, ResumeConversations};
-use crate::error::Result;
+use hermes_state_types::{Content, ConversationMessage, Message, NewMessage};
+use serde_json::Value;
 
 /// Appending, reading, rewinding and replacing messages (`api.md` §4, §5).
 ///

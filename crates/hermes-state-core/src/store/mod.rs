@@ -8,7 +8,6 @@
 mod accounting;
 mod cleanup;
 mod coordination;
-mod exchange;
 mod lineage;
 mod listings;
 mod messages;
@@ -19,7 +18,6 @@ mod titles;
 pub use accounting::Accounting;
 pub use cleanup::Cleanup;
 pub use coordination::Coordination;
-pub use exchange::Exchange;
 pub use lineage::Lineage;
 pub use listings::Listings;
 pub use messages::Messages;
@@ -46,7 +44,6 @@ pub trait SessionStore:
     + Lineage
     + Listings
     + Cleanup
-    + Exchange
     + Coordination
     + BackendName
     + Send
@@ -70,7 +67,6 @@ where
         + Lineage
         + Listings
         + Cleanup
-        + Exchange
         + Coordination
         + BackendName
         + Send

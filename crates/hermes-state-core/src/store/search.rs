@@ -2,8 +2,8 @@
 //! by conversation (`api.md` §7, §8).
 
 use crate::conversation_search::{ConversationHit, ConversationScope};
-use crate::search::{SearchHit, SearchOptions};
 use crate::error::Result;
+use crate::search::{SearchHit, SearchOptions};
 
 /// Full-text search of messages, by hit and by conversation (`api.md` §7, §8).
 ///

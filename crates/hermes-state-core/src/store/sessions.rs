@@ -2,10 +2,10 @@
 //! sessions, and the updates of their columns (`api.md` §2; the handoff state
 //! machine and the compression-failure helpers included).
 
-use hermes_state_types::{NewSession, Session};
+use crate::error::Result;
 use crate::session_updates::{CompressionCooldown, HandoffState};
 use crate::sessions::SessionCountOptions;
-use crate::error::Result;
+use hermes_state_types::{NewSession, Session};
 
 /// §2: creating, ending and reading sessions, and the updates of their columns
 /// (`api.md` §2; the handoff state machine and the compression-failure helpers

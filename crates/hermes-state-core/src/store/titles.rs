@@ -1,8 +1,8 @@
 //! The `Titles` part of the contract: unique session titles and their lineage
 //! numbering (`api.md` §6).
 
-use hermes_state_types::Session;
 use crate::error::Result;
+use hermes_state_types::Session;
 
 /// Unique session titles and their lineage numbering (`api.md` §6).
 ///

@@ -1,5 +1,12 @@
 //! The integration tests of the contract crate, in one binary: a module
 //! per subject.
 
+mod affinity;
+mod conversation;
 mod error;
 mod export_codec;
+mod fts5_syntax;
+mod import_links;
+mod sanitize;
+mod search;
+mod titles;

@@ -98,7 +98,7 @@ pub enum PgError {
     },
     /// The title was refused by normalisation (too long).
     #[error(transparent)]
-    Title(#[from] hermes_state_query::TitleError),
+    Title(#[from] hermes_state_core::titles::TitleError),
     /// The schema does not hold a store, or holds an older one, and the
     /// handle may not create or upgrade it (read-only).
     #[error("schema {schema:?} {problem}")]

@@ -21,7 +21,7 @@
 mod catalog;
 mod rows;
 
-use hermes_state_query::health::{
+use hermes_state_core::health::{
     CounterMismatch, DanglingParent, DuplicateTitle, LineageCycle, OrphanedMessages,
 };
 use postgres::IsolationLevel;

@@ -1,12 +1,12 @@
 //! The row checks: counters against rows, missing parents and sessions,
 //! lineage cycles, duplicate titles. The rules (what counts as a message, a
 //! tool call, the old rule, where a cycle is cut) are the SQLite doctor's,
-//! from `hermes_state_query::health`; PostgreSQL has no rowid, so
+//! from `hermes_state_core::health`; PostgreSQL has no rowid, so
 //! "insertion order" is `started_at`, then id.
 
 use std::collections::HashMap;
 
-use hermes_state_query::health::{
+use hermes_state_core::health::{
     CounterMismatch, DanglingParent, DuplicateTitle, LineageCycle, LineageNode, OrphanedMessages,
     RowCounts, cycles_among, tool_calls_in_text,
 };

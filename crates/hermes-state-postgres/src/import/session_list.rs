@@ -8,7 +8,7 @@ use hermes_state_core::cleanup::{
     MESSAGE_COLUMNS, Prepared, Row, SESSION_COLUMNS, SessionsImport, SessionsImportReport,
     plan_sessions_import,
 };
-use hermes_state_query::import_links::{StoredLinks, plan_parent_links};
+use hermes_state_core::import_links::{StoredLinks, plan_parent_links};
 use postgres::Transaction;
 use postgres::types::ToSql;
 
@@ -24,7 +24,7 @@ impl PgStore {
     /// session's row and its messages are inserted with the original's
     /// values (a title another session holds fails the whole import, as the
     /// unique index makes it); parents are linked last, by
-    /// `hermes_state_query::import_links`.
+    /// `hermes_state_core::import_links`.
     pub fn import_sessions(
         &self,
         sessions: &serde_json::Value,

@@ -6,7 +6,7 @@
 //! `not := seq (NOT seq)*`, `seq := phrase+`, where a phrase is a bareword
 //! or a `"…"` string (`""` escapes a quote), either followed by `*` for a
 //! prefix. Only queries FTS5 itself accepts reach the parser (the caller
-//! checks with [`hermes_state_query::fts5_syntax`]).
+//! checks with [`hermes_state_core::fts5_syntax`]).
 
 /// A parsed query.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,9 +14,9 @@
 
 mod expr;
 
-use hermes_state_query::fts5_syntax::is_valid_fts5_syntax;
-use hermes_state_query::sanitize::sanitize_fts5_query;
-use hermes_state_query::search::{
+use hermes_state_core::fts5_syntax::is_valid_fts5_syntax;
+use hermes_state_core::sanitize::sanitize_fts5_query;
+use hermes_state_core::search::{
     ContextMessage, SearchHit, SearchOptions, context_preview, is_router_cjk,
 };
 use hermes_state_types::stored;
@@ -27,20 +27,17 @@ pub use expr::{Expr, parse};
 
 use crate::PgStore;
 use crate::content;
+use crate::conversation_search::PgSource;
 use crate::error::{Context, Result};
+use hermes_state_core::Result as CoreResult;
+use hermes_state_core::conversation_search::ConversationHit;
+use hermes_state_core::conversation_search::ConversationScope;
+use hermes_state_core::conversation_search::group_conversations;
+use hermes_state_core::store::Search;
 
 /// Characters of a snippet around the first match on the substring routes.
 const SNIPPET_BEFORE: usize = 40;
 const SNIPPET_LENGTH: usize = 120;
-
-impl PgStore {
-    /// Full-text search over messages (`api.md` §8), with the SQLite
-    /// backend's arguments, filters, visibility, paging and result fields.
-    /// An empty or unparsable query gives no hits, as there.
-    pub fn search_messages(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
-        self.read(|tx| search_in(tx, query, options))
-    }
-}
 
 /// [`PgStore::search_messages`] inside a read transaction (the search by
 /// conversation reads its pages in one).
@@ -388,6 +385,40 @@ fn attach_context(tx: &mut Transaction<'_>, hits: &mut [SearchHit]) -> Result<()
         }
     }
     Ok(())
+}
+
+impl Search for PgStore {
+    /// Searches the messages like [`PgStore::search_messages`] (same query
+    /// syntax, filters and sort) and collapses the hits by conversation — a
+    /// session and its compression continuations (`api.md` §9.2) — with
+    /// its best hit, title, number of hits and their time span;
+    /// `options.limit` and `options.offset` count conversations.
+    fn search_conversations(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> CoreResult<Vec<ConversationHit>> {
+        self.search_conversations_in(query, options, &ConversationScope::default())
+    }
+
+    /// [`PgStore::search_conversations`] over the hits `scope` takes only
+    /// (some sessions, a time window: `since` inclusive, `until`
+    /// exclusive); hits out of scope count nowhere.
+    fn search_conversations_in(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        scope: &ConversationScope,
+    ) -> CoreResult<Vec<ConversationHit>> {
+        Ok(self.read(|tx| group_conversations(&mut PgSource { tx }, query, options, scope))?)
+    }
+
+    /// Full-text search over messages (`api.md` §8), with the SQLite
+    /// backend's arguments, filters, visibility, paging and result fields.
+    /// An empty or unparsable query gives no hits, as there.
+    fn search_messages(&self, query: &str, options: &SearchOptions) -> CoreResult<Vec<SearchHit>> {
+        Ok(self.read(|tx| search_in(tx, query, options))?)
+    }
 }
 
 #[cfg(test)]

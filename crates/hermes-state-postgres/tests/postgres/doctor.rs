@@ -3,6 +3,7 @@
 //! inserted behind the foreign keys' back, …) reports each damage; the
 //! doctor never writes; the counter repair fixes counters in one write.
 
+use hermes_state_core::prelude::*;
 use hermes_state_postgres::health::TrigramIndex;
 use hermes_state_postgres::{PgStore, TRIGRAM_INDEX, known_step};
 use hermes_state_types::{NewMessage, NewSession};

@@ -9,12 +9,13 @@
 //! compression-lock holder and one handoff claimant at a time. Only typed
 //! errors may surface.
 
+use hermes_state_core::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use hermes_state_postgres::{PgError, PgStore, StoreUrl};
+use hermes_state_postgres::{PgStore, StoreUrl};
 use hermes_state_types::{ErrorKind, NewMessage, NewSession};
 
 use crate::common::TestSchema;
@@ -118,7 +119,7 @@ fn title_cycle(store: &PgStore, session: &str) {
                 println!("\n@@title {session} {next}");
                 return;
             }
-            Err(PgError::TitleInUse { .. }) => {}
+            Err(hermes_state_core::Error::TitleInUse { .. }) => {}
             Err(e) if e.kind() == ErrorKind::UnknownOutcome => {
                 println!("\n@@titlemaybe {session} {next}");
                 return;
@@ -139,10 +140,12 @@ fn writer_host() {
     // The restart may come while a host is still opening the store.
     let started = Instant::now();
     let store = loop {
-        let opened = PgStore::open(&url).and_then(|store| {
-            store.create_session(&NewSession::new(name.as_str(), "gateway"))?;
-            Ok(store)
-        });
+        let opened = PgStore::open(&url)
+            .map_err(hermes_state_core::Error::from)
+            .and_then(|store| {
+                store.create_session(&NewSession::new(name.as_str(), "gateway"))?;
+                Ok(store)
+            });
         match opened {
             Ok(store) => break store,
             Err(e) if started.elapsed() < Duration::from_secs(30) => {

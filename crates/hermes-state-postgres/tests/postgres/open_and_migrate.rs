@@ -1,5 +1,6 @@
 //! Opening: creating, upgrading and refusing stores.
 
+use hermes_state_core::prelude::*;
 use hermes_state_postgres::{PgStore, known_step};
 use hermes_state_types::ErrorKind;
 

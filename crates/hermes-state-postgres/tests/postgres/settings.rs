@@ -1,6 +1,7 @@
 //! The operator's settings in the URL (`pool_size`, `statement_timeout`,
 //! `application_name`) reach every connection of a handle.
 
+use hermes_state_core::prelude::*;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};

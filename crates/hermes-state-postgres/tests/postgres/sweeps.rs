@@ -2,6 +2,7 @@
 //! work and the new stamp are one write under the store's writer lock, so
 //! handles racing each other run each sweep once per interval between them.
 
+use hermes_state_core::prelude::*;
 use std::sync::{Arc, Barrier};
 
 use hermes_state_postgres::{AutoRun, LAST_AUTO_ARCHIVE, LAST_AUTO_PRUNE, PgStore};

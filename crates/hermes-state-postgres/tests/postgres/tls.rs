@@ -7,6 +7,7 @@
 //! are shown to authenticate against the same kind of server with
 //! password authentication.
 
+use hermes_state_core::prelude::*;
 use std::path::Path;
 
 use hermes_state_postgres::{

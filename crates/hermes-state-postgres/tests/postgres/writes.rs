@@ -1,6 +1,7 @@
 //! The write path: one transaction per operation, the store's writer lock,
 //! typed errors.
 
+use hermes_state_core::prelude::*;
 use std::time::Duration;
 
 use hermes_state_postgres::PgStore;

@@ -1,6 +1,6 @@
 //! The checks: each one plain reads over a connection.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use hermes_state_sqlite::names;
 use rusqlite::types::Value as SqlValue;
@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::{
     CounterMismatch, DanglingParent, DoctorReport, DuplicateTitle, FtsNote, LineageCycle,
-    OrphanedMessages,
+    LineageNode, OrphanedMessages, RowCounts, cycles_among, tool_calls_in_text,
 };
 use crate::error::{QueryContext, QueryError};
 
@@ -216,61 +216,6 @@ fn tool_calls_in(value: &SqlValue) -> i64 {
     }
 }
 
-/// Number of tool calls a stored `tool_calls` text stands for: a JSON list
-/// its length, JSON null none, anything else one (`api.md` §4.3). Shared
-/// with the PostgreSQL backend's doctor, whose column is always text.
-pub fn tool_calls_in_text(text: &str) -> i64 {
-    match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Array(calls)) => calls.len() as i64,
-        Ok(serde_json::Value::Null) => 0,
-        _ => 1,
-    }
-}
-
-/// What one session's live rows (`compacted = 0`) count to: messages, tool
-/// calls by today's rule, and tool calls by the rule Hermes used before
-/// 2026-03-07 (one per message carrying calls, one per `tool` result).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct RowCounts {
-    /// Message rows.
-    pub messages: i64,
-    /// Tool calls, today's rule.
-    pub tool_calls: i64,
-    /// Tool calls, the old rule.
-    pub old_rule_tool_calls: i64,
-}
-
-impl RowCounts {
-    /// Counts a row carrying `calls` tool calls (see [`tool_calls_in_text`]),
-    /// `tool_result` when its role is `tool`. Messages are counted apart.
-    pub fn add_tool_row(&mut self, calls: i64, tool_result: bool) {
-        self.tool_calls += calls;
-        self.old_rule_tool_calls += i64::from(tool_result || calls > 0);
-    }
-
-    /// The session's mismatch, if its stored counters differ from these
-    /// counts; marked [`CounterMismatch::counted_by_old_rule`] when the
-    /// message count is right and the tool-call count is the old rule's.
-    pub fn mismatch(
-        &self,
-        session_id: String,
-        message_count: Option<i64>,
-        tool_call_count: Option<i64>,
-    ) -> Option<CounterMismatch> {
-        (message_count != Some(self.messages) || tool_call_count != Some(self.tool_calls)).then(
-            || CounterMismatch {
-                session_id,
-                message_count,
-                real_message_count: self.messages,
-                tool_call_count,
-                real_tool_call_count: self.tool_calls,
-                counted_by_old_rule: message_count == Some(self.messages)
-                    && tool_call_count == Some(self.old_rule_tool_calls),
-            },
-        )
-    }
-}
-
 /// Sessions whose stored counters differ from their rows. Rows archived by
 /// compaction (`compacted = 1`) are not counted: `archive_and_compact` sets
 /// the counters to the new rows only, while rewound rows (`active = 0,
@@ -423,66 +368,6 @@ pub fn lineage_cycles(conn: &Connection) -> Result<Vec<LineageCycle>> {
         .collect::<Result<Vec<_>, _>>()
         .context("reading lineage")?;
     Ok(cycles_among(&nodes))
-}
-
-/// One session as the cycle search sees it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LineageNode {
-    /// The session.
-    pub id: String,
-    /// Its `parent_session_id`.
-    pub parent: Option<String>,
-    /// Its `started_at` (`f64::INFINITY` when unreadable).
-    pub started_at: f64,
-    /// Its insertion order (SQLite's rowid), the tie-break between equal starts.
-    pub order: i64,
-}
-
-/// Every cycle of parent links among `nodes` (given in insertion order),
-/// each closed at its oldest member. Shared with the PostgreSQL backend's
-/// doctor; plain computation, no database.
-pub fn cycles_among(nodes: &[LineageNode]) -> Vec<LineageCycle> {
-    let by_id: HashMap<&str, &LineageNode> = nodes.iter().map(|n| (n.id.as_str(), n)).collect();
-    let age = |id: &str| {
-        let node = by_id[id];
-        (node.started_at, node.order)
-    };
-    let mut finished: HashSet<&str> = HashSet::new();
-    let mut cycles = Vec::new();
-    for start in nodes {
-        let mut path: Vec<&str> = Vec::new();
-        let mut on_path: HashMap<&str, usize> = HashMap::new();
-        let mut current = start.id.as_str();
-        loop {
-            if finished.contains(current) {
-                break;
-            }
-            if let Some(&at) = on_path.get(current) {
-                let members = &path[at..];
-                let closing = members
-                    .iter()
-                    .min_by(|a, b| {
-                        let (a, b) = (age(a), age(b));
-                        a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
-                    })
-                    .copied()
-                    .unwrap_or(current);
-                cycles.push(LineageCycle {
-                    sessions: members.iter().map(|s| (*s).to_owned()).collect(),
-                    closing: closing.to_owned(),
-                });
-                break;
-            }
-            on_path.insert(current, path.len());
-            path.push(current);
-            match by_id[current].parent.as_deref() {
-                Some(parent) if by_id.contains_key(parent) => current = parent,
-                _ => break,
-            }
-        }
-        finished.extend(path);
-    }
-    cycles
 }
 
 /// Non-NULL titles held by several sessions, holders in insertion order.

@@ -40,25 +40,14 @@ use rusqlite::types::{Value as SqlValue, ValueRef};
 use rusqlite::{Connection, params_from_iter};
 
 use super::{
-    FtsCapabilities, Search, SearchHit, SearchOptions, by_time, context, fts_tables, is_router_cjk,
-    python_split, quoted_terms, strip_quotes,
+    FtsCapabilities, HitKey, Search, SearchHit, SearchOptions, by_time, context, fts_tables,
+    is_router_cjk, python_split, quoted_terms, strip_quotes,
 };
 use crate::error::QueryError;
 use crate::sanitize::sanitize_fts5_query;
 use crate::values::{real, text};
 use hermes_state_sqlite::names;
 use hermes_state_types::text::is_python_whitespace;
-
-/// What the search by conversation reads of every hit.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HitKey {
-    /// Message id.
-    pub id: i64,
-    /// Its session, as [`SearchHit::session_id`].
-    pub session_id: String,
-    /// Message time, as [`SearchHit::timestamp`].
-    pub timestamp: f64,
-}
 
 /// Every hit of a search, in its order, as keys; and the index leg that
 /// found them, which [`hits_by_id`] reads again.

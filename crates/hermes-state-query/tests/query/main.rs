@@ -5,7 +5,8 @@
 
 mod common;
 
-mod conversation;
+mod affinity;
 mod conversation_search;
+mod fts5_syntax;
 mod reads;
 mod sanitize;

@@ -124,6 +124,7 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
             if args.bool_or("repair_alternation", false) {
                 // The original's agent helper, applied to either backend's view.
                 let dicts = hermes_state_query::conversation_repair::repaired(&conversation)
+                    .map_err(hermes_state_query::QueryError::from)
                     .map_err(crate::Error::from)?;
                 return Ok(json(dicts));
             }

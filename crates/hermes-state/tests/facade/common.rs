@@ -11,6 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use hermes_state::rusqlite::types::Value as Sql;
 use hermes_state::rusqlite::{self, Connection, Params};
 use hermes_state::{ErrorKind, NewSession, SessionDb};
+use hermes_state_core::store::Sessions;
 
 /// A writable store in its own temporary folder.
 pub struct Store {

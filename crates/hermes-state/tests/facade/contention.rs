@@ -9,6 +9,9 @@ use hermes_state::{NewMessage, NewSession, SessionDb};
 use serde_json::json;
 
 use crate::common::child_test;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 const CHILD_DB: &str = "HERMES_STATE_TEST_CHILD_DB";
 const CHILD_SESSION: &str = "HERMES_STATE_TEST_CHILD_SESSION";

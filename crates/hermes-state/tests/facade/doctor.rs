@@ -10,6 +10,10 @@ use hermes_state::{
     BrokenLink, ClearedTitle, DanglingParent, FtsCheck, FtsNote, FtsRebuild, NewMessage,
     NewSession, RepairOptions, SessionDb,
 };
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 use serde_json::json;
 use tempfile::TempDir;
 

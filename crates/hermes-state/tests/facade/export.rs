@@ -18,6 +18,10 @@ use hermes_state::{
 use serde_json::{Map, Value, json};
 
 use crate::common::{Store, child_test, count, setup_connection};
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 
 fn say(db: &SessionDb, session: &str, role: &str, content: impl Into<Content>) -> i64 {
     db.append_message(&NewMessage::new(session, role).content(content))

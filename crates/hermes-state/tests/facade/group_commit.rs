@@ -21,6 +21,10 @@ use std::time::Duration;
 use hermes_state::{ErrorKind, NewMessage, NewSession, SearchOptions, SessionDb};
 
 use crate::common::{Store, child_test, raw_connection, setup_connection};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 
 const SIGKILL: i32 = 9;
 

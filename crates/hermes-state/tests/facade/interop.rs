@@ -7,6 +7,9 @@
 use std::process::Command;
 
 use hermes_state::{NewMessage, NewSession, SearchOptions, SessionDb};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
 use serde_json::{Value, json};
 
 /// Why Python with its `sqlite3` module cannot run here, if it cannot.

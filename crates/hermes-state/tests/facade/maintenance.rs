@@ -10,6 +10,10 @@ use hermes_state::{ErrorKind, NewMessage, NewSession, PruneOptions, SessionDb, T
 use serde_json::json;
 
 use crate::common::{Store, count, setup_connection, unix_now};
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 fn ids(conn: &Connection) -> Vec<String> {
     let mut stmt = conn

@@ -17,6 +17,10 @@ use hermes_state::{ErrorKind, NewMessage, NewSession, SearchOptions, SessionDb};
 use serde_json::json;
 
 use crate::common::{assert_selects_one_ignored_test, child_test, test_name};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 
 const ROLE: &str = "HERMES_STATE_RELIABILITY_ROLE";
 const DB: &str = "HERMES_STATE_RELIABILITY_DB";

@@ -3,6 +3,9 @@
 //! results apply to CJK queries).
 
 use hermes_state::{NewMessage, NewSession, SearchOptions, SessionDb};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
 use serde_json::json;
 
 fn store() -> (tempfile::TempDir, SessionDb) {

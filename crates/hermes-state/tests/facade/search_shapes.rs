@@ -9,6 +9,9 @@ use hermes_state::query::rows::decode_content;
 use hermes_state::query::search::context_preview;
 use hermes_state::rusqlite::{self, params};
 use hermes_state::{NewMessage, NewSession, SearchOptions, SessionDb};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
 use serde_json::json;
 
 /// Three sessions of 40 messages, two of every four mentioning `lantern`;

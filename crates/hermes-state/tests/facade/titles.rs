@@ -6,6 +6,9 @@ use hermes_state::rusqlite::{self, Connection, OpenFlags};
 use hermes_state::{ErrorKind, NewSession};
 
 use crate::common::Store;
+use hermes_state_core::store::Lineage;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 
 /// Title shorthands on the shared store.
 impl Store {

@@ -7,6 +7,10 @@ use std::path::Path;
 
 use hermes_state::rusqlite::types::Value;
 use hermes_state::{SearchOptions, SessionDb};
+use hermes_state_core::store::Listings;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
 use xtask::fixtures::{FixtureManifest, Shape, all_shapes, write_fixture};
 
 /// `session_id, role, content, tool_calls, tool_name` of a stored message.

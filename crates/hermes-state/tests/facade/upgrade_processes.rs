@@ -14,6 +14,7 @@ use hermes_state::{SearchOptions, SessionDb};
 use xtask::fixtures::{Shape, write_fixture};
 
 use crate::common::child_test;
+use hermes_state_core::store::Search;
 
 const CHILD_DB: &str = "HERMES_STATE_TEST_OPEN_DB";
 

@@ -4,6 +4,8 @@ use hermes_state::rusqlite::types::Value as Sql;
 use hermes_state::{AuxiliaryUsage, NewSession, TokenUpdate};
 
 use crate::common::{NULL, Store, i, r, t};
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Sessions;
 
 /// model, 5 token columns, estimated, actual, provider, base url, mode,
 /// api_call_count, cost_status, cost_source, pricing_version, source.

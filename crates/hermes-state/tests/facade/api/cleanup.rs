@@ -13,6 +13,12 @@ use hermes_state::{
 use serde_json::json;
 
 use crate::common::{NULL, assert_kind, t};
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 
 const T0: f64 = 1_795_980_826.691_713_8;
 const DAY: f64 = 86_400.0;

@@ -7,6 +7,10 @@ use std::sync::Arc;
 use hermes_state::{
     AuxiliaryUsage, Clock, FixedClock, NewMessage, NewSession, SessionDb, StoreOptions,
 };
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 const T0: f64 = 1_700_000_000.25;
 

@@ -9,6 +9,12 @@ use std::path::Path;
 
 use hermes_state::rusqlite::{Connection, OptionalExtension, params};
 use hermes_state::{NewMessage, NewSession, SearchOptions, SessionDb};
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Listings;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 use xtask::fixtures::{Shape, write_fixture};
 
 /// A Hermes process without the CJK tokenizer, holding its connection open.

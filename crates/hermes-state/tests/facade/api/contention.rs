@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use hermes_state::{JournalMode, NewMessage};
 
 use crate::common::{Store, i, raw_connection};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 const HOLD: Duration = Duration::from_millis(2500);
 

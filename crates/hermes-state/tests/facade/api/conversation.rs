@@ -6,6 +6,8 @@ use hermes_state::serde_json::{self, Value, json};
 use hermes_state::{Content, NewMessage, NewSession};
 
 use crate::common::Store;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 /// The conversation serialised with serde_json, as the original's list of dicts.
 fn conversation_json(store: &Store, id: &str, include_ancestors: bool) -> String {

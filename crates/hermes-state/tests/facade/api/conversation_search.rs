@@ -6,6 +6,7 @@ use hermes_state::{ConversationHit, ConversationScope, SearchOptions};
 
 use super::lookups::{add, end, message, set};
 use crate::common::Store;
+use hermes_state_core::store::Search;
 
 fn t(text: &str) -> Sql {
     Sql::Text(text.to_owned())

@@ -4,6 +4,10 @@ use hermes_state::serde_json::json;
 use hermes_state::{AuxiliaryUsage, NewMessage, NewSession, TokenUpdate};
 
 use crate::common::{NULL, Store, i, t};
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 fn say(store: &Store, session: &str, text: &str) {
     store

@@ -7,6 +7,10 @@ use hermes_state::{
 };
 
 use crate::common::{Store, query_row, t};
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 type Op = Box<dyn Fn(&SessionDb) -> Result<()>>;
 

@@ -4,6 +4,7 @@
 use hermes_state::{ErrorKind, HANDOFF_ERROR_MAX_CHARS, HandoffState, SessionDb};
 
 use crate::common::{NULL, Store, assert_kind, t};
+use hermes_state_core::store::Sessions;
 
 const ROW: &str =
     "SELECT handoff_state, handoff_platform, handoff_error FROM sessions WHERE id = 's'";

@@ -2,6 +2,8 @@
 //! migration plan (plain data, computed without writing).
 
 use hermes_state::{NewMessage, NewSession, SessionCountOptions, SessionDb};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 #[test]
 fn session_count_counts_all_or_one_source() {

@@ -5,6 +5,12 @@ use hermes_state::rusqlite::types::Value as Sql;
 use hermes_state::{ErrorKind, NewMessage, PeerLookup, SessionDb};
 
 use crate::common::{Store, assert_kind};
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Lineage;
+use hermes_state_core::store::Listings;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 
 /// A session row with a chosen start, source and parent (raw SQL: the API
 /// stamps `started_at` with the clock).

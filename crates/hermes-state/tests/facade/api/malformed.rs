@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 use hermes_state::malformed_repair::RepairStep;
 use hermes_state::rusqlite::{Connection, types::Value};
 use hermes_state::{ErrorKind, NewMessage, NewSession, SearchOptions, SessionDb};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
 use tempfile::TempDir;
 
 /// A closed store with two sessions and three messages (one holds `needle`).

@@ -16,6 +16,8 @@ use hermes_state::{
 };
 
 use crate::common::{NULL, Store, assert_kind, i, t};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
 
 const COUNTERS: &str =
     "SELECT message_count, tool_call_count, rewind_count FROM sessions WHERE id = ?1";

@@ -6,6 +6,8 @@ use hermes_state::serde_json::{Value, json};
 use hermes_state::{Content, ErrorKind, MessagePage, NewMessage};
 
 use crate::common::{NULL, Store, assert_kind, i, r, t};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 const COUNTERS: &str = "SELECT message_count, tool_call_count FROM sessions WHERE id = ?1";
 

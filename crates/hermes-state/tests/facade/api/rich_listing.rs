@@ -11,6 +11,9 @@ use hermes_state::{
 
 use super::lookups::{add, end, message, set};
 use crate::common::{Store, assert_kind, unix_now};
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Listings;
+use hermes_state_core::store::Messages;
 
 fn t(text: &str) -> Sql {
     Sql::Text(text.to_owned())

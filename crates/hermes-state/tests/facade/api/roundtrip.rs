@@ -11,6 +11,8 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
 use crate::common::Store;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 /// Characters biased towards the interesting ones: NUL and other controls,
 /// quotes and backslashes, the `\x00json:` prefix letters, non-BMP.

@@ -5,6 +5,11 @@
 use hermes_state::{ErrorKind, GatewayPeer, NewMessage, NewSession, SESSION_RESET, SessionDb};
 
 use crate::common::{NULL, Store, assert_kind, i, r, t};
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 
 const DAY: f64 = 86_400.0;
 

@@ -6,6 +6,7 @@ use hermes_state::serde_json::{Value, json};
 use hermes_state::{ErrorKind, NewSession};
 
 use crate::common::{NULL, Store, assert_kind, i, t, unix_now};
+use hermes_state_core::store::Sessions;
 
 /// Every column of `sessions` except `started_at`, in table order.
 const ALL_BUT_STARTED_AT: &str = "SELECT id, source, user_id, session_key, chat_id, chat_type, thread_id, display_name, origin_json, expiry_finalized, model, model_config, system_prompt, parent_session_id, ended_at, end_reason, message_count, tool_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, cwd, git_branch, git_repo_root, billing_provider, billing_base_url, billing_mode, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, pricing_version, title, api_call_count, handoff_state, handoff_platform, handoff_error, compression_failure_cooldown_until, compression_failure_error, compression_fallback_streak, compression_ineffective_count, profile_name, rewind_count, archived, pinned FROM sessions WHERE id = ?1";

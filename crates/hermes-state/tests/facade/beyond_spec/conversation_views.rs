@@ -6,6 +6,8 @@ use hermes_state::serde_json::{self, Value, json};
 use hermes_state::{ErrorKind, NewMessage, NewSession, OriginalError, SessionDb};
 
 use super::Clocked;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 fn append(db: &SessionDb, session: &str, role: &str, content: Value) -> i64 {
     let mut message = NewMessage::new(session, role);

@@ -7,6 +7,9 @@ use hermes_state::{NewMessage, NewSession, OriginalError, SessionDb, StoragePhas
 use xtask::fixtures::{Shape, write_fixture};
 
 use super::Clocked;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 fn store_with_messages() -> Clocked {
     let s = Clocked::at(1000.0);

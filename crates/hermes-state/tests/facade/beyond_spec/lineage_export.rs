@@ -4,6 +4,8 @@ use hermes_state::serde_json::{self, Value, json};
 use hermes_state::{NewMessage, NewSession};
 
 use super::Clocked;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 #[test]
 fn a_lineage_exports_as_its_tip_with_every_segments_messages() {

@@ -9,6 +9,10 @@ use hermes_state::{
 use hermes_state::{TopicBindingRequest, by_name};
 
 use super::Clocked;
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 fn telegram(db: &SessionDb, id: &str, user: &str) {
     db.create_session(&NewSession::new(id, "telegram").user_id(user))

@@ -4,10 +4,16 @@
 
 use hermes_state::{
     Content, ErrorKind, NewMessage, NewSession, SUPERSEDED_AT, SUPERSEDED_BY, SessionDb,
-    SessionStore, StoreLocation, TokenUpdate, open_store,
+    StoreLocation, TokenUpdate, open_store,
 };
 use serde_json::json;
 
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 use hermes_state_testkit::PgSchema;
 
 /// A fresh schema, and its store URL with a password in it (which must
@@ -121,7 +127,7 @@ fn a_moved_store_reads_the_same_and_the_old_file_names_where_it_went() {
         );
         assert_eq!(
             moved.get_messages(id).unwrap(),
-            SessionStore::get_messages(&db, id).unwrap(),
+            db.get_messages(id).unwrap(),
             "{id}"
         );
     }

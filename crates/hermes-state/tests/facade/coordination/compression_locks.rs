@@ -2,6 +2,10 @@
 #![allow(clippy::print_stdout)]
 
 use super::*;
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 #[test]
 fn compression_lock_measured_sequence() {

@@ -1,6 +1,9 @@
 //! Async delegations.
 
 use super::*;
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Sessions;
 
 #[test]
 fn delegation_record_update_finish() {

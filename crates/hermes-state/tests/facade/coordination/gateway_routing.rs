@@ -1,6 +1,7 @@
 //! Gateway routing.
 
 use super::*;
+use hermes_state_core::store::Coordination;
 
 fn routing_rows(db: &SessionDb) -> Vec<(String, String, String, f64)> {
     db.read(|conn| {

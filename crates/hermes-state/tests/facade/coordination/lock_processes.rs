@@ -9,6 +9,7 @@ use std::process::Stdio;
 
 use super::*;
 use crate::common::child_test;
+use hermes_state_core::store::Coordination;
 
 const CHILD_DB: &str = "HERMES_STATE_TEST_LOCK_DB";
 const CHILD_SESSION: &str = "HERMES_STATE_TEST_LOCK_SESSION";

@@ -1,6 +1,7 @@
 //! `state_meta` writes.
 
 use super::*;
+use hermes_state_core::store::Coordination;
 
 #[test]
 fn set_meta_upserts() {

@@ -23,6 +23,9 @@ use hermes_state::{
     Clock, ErrorKind, FixedClock, NewMessage, NewSession, SessionDb, SessionsImportReport,
     StoreOptions,
 };
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 use serde_json::{Map, Value, json};
 
 /// The cases of `import_sessions.json`.

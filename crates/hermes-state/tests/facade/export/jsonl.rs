@@ -2,6 +2,9 @@
 //! already hold some of the sessions, refused files.
 
 use super::*;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 
 #[test]
 fn jsonl_lines_header_sessions_parents_first_messages_and_end() {

@@ -1,6 +1,7 @@
 //! The original's `export_session` / `export_all` shapes.
 
 use super::*;
+use hermes_state_core::store::Messages;
 
 #[test]
 fn export_session_is_the_row_then_its_active_messages() {

@@ -28,6 +28,13 @@ use hermes_state::{
     Content, ErrorKind, FixedClock, ListFilter, NewMessage, NewSession, SearchOptions, SessionDb,
     StoreOptions,
 };
+use hermes_state_core::store::Accounting;
+use hermes_state_core::store::Lineage;
+use hermes_state_core::store::Listings;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Search;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 use serde_json::json;
 
 /// One change to the store's bytes.

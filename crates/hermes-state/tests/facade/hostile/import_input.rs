@@ -32,6 +32,9 @@ use hermes_state::{
     Content, ErrorKind, FixedClock, ImportOptions, ImportReport, NewMessage, NewSession, SessionDb,
     StoreOptions,
 };
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
+use hermes_state_core::store::Titles;
 use hermes_state_types::stored::{self, StoredValue};
 use serde_json::{Map, Value, json};
 

@@ -8,6 +8,8 @@ use hermes_state::rusqlite;
 use hermes_state::{ErrorKind, NewMessage, OriginalError, Result};
 
 use crate::common::Store;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 /// Runs `sql` on the store's writer as a write of the store, so that its
 /// failure is a `hermes_state::Error` as an operation's would be.

@@ -7,6 +7,10 @@ use hermes_state::serde_json::{self, Value, json};
 use hermes_state::{
     AutoPruneOptions, Content, FixedClock, NewMessage, NewSession, SessionDb, StoreOptions,
 };
+use hermes_state_core::store::Cleanup;
+use hermes_state_core::store::Coordination;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 /// A message row as the original's `get_messages` returns it, every column
 /// at its default, then `fields` over it.

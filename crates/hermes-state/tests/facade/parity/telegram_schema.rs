@@ -7,6 +7,7 @@
 use hermes_state::rusqlite::types::Value as Sql;
 
 use crate::common::Store;
+use hermes_state_core::store::Coordination;
 
 /// `head (` + one line per item at `indent` spaces + `)` at `close` spaces.
 fn create(head: &str, items: &[&str], indent: usize, close: usize) -> String {

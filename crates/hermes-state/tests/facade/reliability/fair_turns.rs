@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 use hermes_state::{NewMessage, NewSession, SessionDb};
 
 use super::{DB, SESSION, STOP, child_command};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 /// The file whose existence starts the loop writers (all at once, after
 /// their opens).

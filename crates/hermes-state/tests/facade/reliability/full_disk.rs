@@ -11,6 +11,8 @@ use hermes_state::rusqlite::{self, ErrorCode};
 use hermes_state::{Content, ErrorKind, NewMessage, NewSession, SessionDb};
 
 use super::assert_store_consistent;
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 /// The size of the file system; small, so filling it takes a fraction of a second.
 const FS_SIZE: &str = "4m";

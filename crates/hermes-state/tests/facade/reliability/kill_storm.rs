@@ -30,6 +30,8 @@ use hermes_state::{ErrorKind, NewMessage, NewSession, SessionDb};
 use serde_json::json;
 
 use super::{DB, SESSION, STOP, assert_store_consistent, child_command};
+use hermes_state_core::store::Messages;
+use hermes_state_core::store::Sessions;
 
 /// The acknowledgement log of a writer child.
 const LOG: &str = "HERMES_STATE_RELIABILITY_LOG";

@@ -9,7 +9,7 @@ mod example;
 mod harness;
 mod key_presence;
 
-use hermes_state_query::conversation::{build_conversation, clean_memory_context};
+use hermes_state_core::conversation::{build_conversation, clean_memory_context};
 use hermes_state_types::{Content, ConversationMessage, Message};
 use serde_json::{Value, json};
 

@@ -30,9 +30,6 @@
 mod parser;
 mod unicode61;
 
-#[cfg(test)]
-pub(crate) mod tests;
-
 use std::fmt;
 
 /// Why FTS5 rejects a query: the first error SQLite reports for it, whose
@@ -92,8 +89,8 @@ impl std::error::Error for Fts5SyntaxError {}
 /// runs, otherwise the error SQLite fails it with.
 ///
 /// The property tests and the fuzz target check the verdict against a real
-/// FTS5 table on arbitrary strings and on every sanitizer output; the unit
-/// tests check the error texts.
+/// FTS5 table on arbitrary strings and on every sanitizer output; the query
+/// crate's tests check the error texts against SQLite's.
 pub fn check_fts5_syntax(query: &str) -> Result<(), Fts5SyntaxError> {
     let query = match query.find('\0') {
         Some(nul) => &query[..nul],

@@ -17,18 +17,24 @@ use hermes_state_types::dynamic::python_truthy;
 use hermes_state_types::text::python_strip;
 use serde_json::{Map, Value};
 
-use crate::error::QueryError;
-
 /// One message of a repaired conversation: the conversation view's dict.
 pub type ConversationDict = Map<String, Value>;
 
+/// The `TypeError` Python raises in the repair, with its text: tool calls
+/// that are not a list, or a call id that is a list or an object. Its own
+/// type, so each backend maps it to its error's `TypeError` kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct RepairError(pub String);
+
 /// The conversation view as the original's dicts, repaired
 /// ([`repair_message_sequence`]): what its `get_messages_as_conversation`
-/// returns with `repair_alternation=True`, on any backend's view. An `Err`
-/// of [`QueryError::TypeError`] is the repair's.
-pub fn repaired(conversation: &[ConversationMessage]) -> Result<Vec<ConversationDict>, QueryError> {
+/// returns with `repair_alternation=True`, on any backend's view.
+pub fn repaired(
+    conversation: &[ConversationMessage],
+) -> Result<Vec<ConversationDict>, RepairError> {
     let mut dicts: Vec<ConversationDict> = conversation.iter().map(conversation_dict).collect();
-    repair_message_sequence(&mut dicts).map_err(QueryError::TypeError)?;
+    repair_message_sequence(&mut dicts).map_err(RepairError)?;
     Ok(dicts)
 }
 

@@ -5,10 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{
-    ConversationHit, ConversationScope, ConversationSource, HitKey, MAX_HITS_READ, PAGE_HITS,
-};
-use crate::search::{SearchHit, SearchOptions};
+use super::{ConversationHit, ConversationScope, ConversationSource, MAX_HITS_READ, PAGE_HITS};
+use crate::search::{HitKey, SearchHit, SearchOptions};
 use crate::sessions::MAX_LINEAGE_STEPS;
 
 /// The search by conversation over any [`ConversationSource`]: the hits

@@ -1,5 +1,6 @@
-//! The write-contention policy of the original (`api.md` §13), shared by the
-//! open (the migration lock) and the facade's write helper.
+//! The write-contention policy of the original (`api.md` §13), shared by
+//! every backend: on SQLite by the open (the migration lock) and the write
+//! path, on PostgreSQL by its write path, so both wait and give up alike.
 
 use std::time::Duration;
 
