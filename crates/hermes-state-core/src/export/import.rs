@@ -6,7 +6,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::io::BufRead;
 
-use hermes_state_types::stored::StoredValue;
+use hermes_state_types::stored::{StoredValue, StoredValueRef};
 use serde_json::{Map, Value};
 
 use super::lines::{JsonLines, RawLine, check_header, invalid};
@@ -119,6 +119,174 @@ pub trait ImportSink {
     /// After a failure: undoes what a complete file would not have left
     /// (a new session whose messages were cut short). Best effort.
     fn abandon(&mut self) {}
+}
+
+/// One transaction of an import as the format's rules use it
+/// (`docs/EXPORT-FORMAT.md`, "Import", 3–4): a backend's statements, so
+/// that [`write_rows`] applies the rules alike on every backend.
+pub trait ImportWriter {
+    /// The backend's error.
+    type Error;
+    /// Whether a session with this id exists (any stored value: a damaged
+    /// file's parent may be a number).
+    fn session_exists(&mut self, id: StoredValueRef<'_>) -> Result<bool, Self::Error>;
+    /// A session's parent; `None` for a root or an unknown session.
+    fn parent_of(&mut self, id: &str) -> Result<Option<String>, Self::Error>;
+    /// Whether a session other than `id` holds `title`.
+    fn title_taken(&mut self, title: &str, id: &str) -> Result<bool, Self::Error>;
+    /// Deletes a session's messages, before the session is replaced.
+    fn delete_messages(&mut self, session_id: &str) -> Result<(), Self::Error>;
+    /// Writes a session row: inserted, or updated in place (every given
+    /// column) when its id exists, so children pointing at it stay valid.
+    fn upsert_session(&mut self, line: u64, values: &[(String, Cell)]) -> Result<(), Self::Error>;
+    /// Inserts a message under `id` when that id is free; `false`, and
+    /// nothing written, when it is taken.
+    fn insert_message_as(
+        &mut self,
+        line: u64,
+        id: i64,
+        values: &[(String, Cell)],
+    ) -> Result<bool, Self::Error>;
+    /// Inserts a message under a new id, larger than every id in the
+    /// table; returns that id.
+    fn insert_message(&mut self, line: u64, values: &[(String, Cell)]) -> Result<i64, Self::Error>;
+}
+
+/// Where the walk through an import's rows stands, carried from one
+/// transaction to the next.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ImportCursor {
+    /// Before the first session.
+    #[default]
+    Idle,
+    /// The session exists and is kept: its messages are skipped.
+    Skipping,
+    /// The session was written; its messages follow.
+    Writing {
+        /// The session.
+        id: String,
+        /// Created by this import (not replaced).
+        created: bool,
+        /// Still inserting the exported ids.
+        explicit_ids: bool,
+        /// The id of the session's last message written.
+        last_id: i64,
+    },
+}
+
+/// Writes `rows` through `writer` by the format's rules (`docs/EXPORT-FORMAT.md`,
+/// "Import", 3–4), continuing from `cursor`: an existing session is skipped
+/// (or, with `overwrite`, replaced: its messages deleted, its row updated);
+/// a missing parent, or one that would close a cycle, is dropped
+/// (`orphaned`); a title another session holds is dropped
+/// (`title_conflicts`); a message keeps its id while that id is free and
+/// above the session's previous one, and from the first that is not on,
+/// the session's messages get new ids (so its order is kept).
+pub fn write_rows<W: ImportWriter + ?Sized>(
+    writer: &mut W,
+    rows: &[ImportRow],
+    overwrite: bool,
+    cursor: &mut ImportCursor,
+) -> Result<ImportOutcome, W::Error> {
+    let mut outcome = ImportOutcome::default();
+    for row in rows {
+        match row {
+            ImportRow::Session { line, id, values } => {
+                let exists = writer.session_exists(StoredValueRef::Text(id.as_bytes()))?;
+                if exists && !overwrite {
+                    outcome.skipped.push(id.clone());
+                    *cursor = ImportCursor::Skipping;
+                    continue;
+                }
+                if exists {
+                    writer.delete_messages(id)?;
+                    outcome.replaced.push(id.clone());
+                }
+                let mut values = values.clone();
+                for (column, value) in &mut values {
+                    let dropped = match column.as_str() {
+                        "parent_session_id" if *value != Cell::Stored(StoredValue::Null) => {
+                            let orphan = !writer.session_exists(value.as_ref())?
+                                || closes_cycle(writer, id, value.as_text())?;
+                            if orphan {
+                                outcome.orphaned.push(id.clone());
+                            }
+                            orphan
+                        }
+                        "title" => match value.as_text() {
+                            Some(title) if writer.title_taken(title, id)? => {
+                                let conflict = (id.clone(), title.to_owned());
+                                outcome.title_conflicts.push(conflict);
+                                true
+                            }
+                            _ => false,
+                        },
+                        _ => false,
+                    };
+                    if dropped {
+                        *value = Cell::Stored(StoredValue::Null);
+                    }
+                }
+                writer.upsert_session(*line, &values)?;
+                outcome.imported += 1;
+                *cursor = ImportCursor::Writing {
+                    id: id.clone(),
+                    created: !exists,
+                    explicit_ids: true,
+                    last_id: i64::MIN,
+                };
+            }
+            ImportRow::Message { line, id, values } => {
+                let ImportCursor::Writing {
+                    explicit_ids,
+                    last_id,
+                    ..
+                } = cursor
+                else {
+                    continue;
+                };
+                let kept = match *id {
+                    Some(id) if *explicit_ids && id > *last_id => {
+                        writer.insert_message_as(*line, id, values)?.then_some(id)
+                    }
+                    _ => None,
+                };
+                *last_id = match kept {
+                    Some(kept) => kept,
+                    None => {
+                        *explicit_ids = false;
+                        if id.is_some() {
+                            outcome.renumbered += 1;
+                        }
+                        writer.insert_message(*line, values)?
+                    }
+                };
+                outcome.messages += 1;
+            }
+        }
+    }
+    Ok(outcome)
+}
+
+/// Whether linking `id` under `parent` would close a parent cycle: `id` is
+/// `parent` or one of its ancestors in the store.
+fn closes_cycle<W: ImportWriter + ?Sized>(
+    writer: &mut W,
+    id: &str,
+    parent: Option<&str>,
+) -> Result<bool, W::Error> {
+    let mut seen = HashSet::new();
+    let mut current = parent.map(str::to_owned);
+    while let Some(node) = current {
+        if node == id {
+            return Ok(true);
+        }
+        if !seen.insert(node.clone()) {
+            return Ok(false);
+        }
+        current = writer.parent_of(&node)?;
+    }
+    Ok(false)
 }
 
 /// Imports a JSONL export into `sink` (`docs/EXPORT-FORMAT.md`, "Import").

@@ -17,7 +17,10 @@ mod lines;
 mod plain;
 mod source;
 
-pub use import::{BatchLimits, ImportOutcome, ImportRow, ImportSink, TargetColumns, import_jsonl};
+pub use import::{
+    BatchLimits, ImportCursor, ImportOutcome, ImportRow, ImportSink, ImportWriter, TargetColumns,
+    import_jsonl, write_rows,
+};
 pub use lines::{
     JsonLines, LineColumns, LineWriter, RawLine, StreamError, check_header, column_key,
     header_line, invalid,
