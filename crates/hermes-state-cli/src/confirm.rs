@@ -46,7 +46,7 @@ impl Consent {
         if ctx.read_only {
             return Ok(());
         }
-        self.require_for(ctx.command)
+        self.require_for(&ctx.command)
     }
 
     fn require_for(&self, command: &str) -> CliResult {
@@ -61,7 +61,7 @@ impl Consent {
     /// Asks `question` (`[y/N]`) unless `--yes` was given; declining is a
     /// failure (exit 1) that says nothing was deleted.
     pub fn ask(&self, ctx: &Context, question: &str) -> CliResult {
-        self.ask_for(ctx.command, question)
+        self.ask_for(&ctx.command, question)
     }
 
     fn ask_for(&self, command: &str, question: &str) -> CliResult {

@@ -32,7 +32,7 @@ mod time_window;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{ArgMatches, CommandFactory, FromArgMatches};
 
 use crate::cli::Cli;
 use crate::error::CliError;
@@ -56,12 +56,25 @@ fn main() -> ExitCode {
     // The zone of human times, needed by clap's parsers of dates (`--since`).
     local_time::choose(local_time::utc_flag_in(std::env::args_os()));
     // clap prints its own usage errors and exits 2 (0 for --help / --version).
-    let cli = Cli::parse();
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let out = Output::new(cli.json, cli.quiet, cli.verbose);
-    match commands::run(cli, out) {
+    match commands::run(cli, out, command_name(&matches)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => report(&error),
     }
+}
+
+/// The command as messages name it (`sessions show`): its spelling in the
+/// command line's definition, aliases resolved.
+fn command_name(matches: &ArgMatches) -> String {
+    let mut names = Vec::new();
+    let mut at = matches;
+    while let Some((name, sub)) = at.subcommand() {
+        names.push(name);
+        at = sub;
+    }
+    names.join(" ")
 }
 
 fn report(error: &CliError) -> ExitCode {

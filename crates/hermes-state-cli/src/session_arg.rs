@@ -15,10 +15,11 @@
 //! even when ids start with `2026`.
 //!
 //! [`resolve_command`] rewrites the arguments of a parsed command before it
-//! runs, through a read-only handle of its own; an argument that names
-//! nothing is left as it is, so each command reports it as before.
+//! runs, through a read-only handle of its own (on either backend); an
+//! argument that names nothing is left as it is, so each command reports it
+//! as before.
 
-use hermes_state::{ListFilter, RichListOptions, SessionDb, SessionStore};
+use hermes_state::{ListFilter, RichListOptions, SessionStore};
 
 use crate::cli::{Command, MessagesCommand, SessionsCommand, TitleCommand};
 use crate::error::{CliError, CliResult};
@@ -155,9 +156,11 @@ pub fn error(ctx: &Context, unresolved: &Unresolved) -> CliError {
     }
 }
 
-/// Rewrites every session argument of `command` to the full id it names.
-/// Arguments naming nothing stay as they are (the command reports them);
-/// an ambiguous prefix, or `latest` without sessions, is an error here.
+/// Rewrites every session argument of `command` to the full id it names,
+/// looked up on a read-only handle of its own. Arguments naming nothing
+/// stay as they are (the command reports them), and so do all of them when
+/// the store does not open (the command reports that); an ambiguous prefix,
+/// or `latest` without sessions, is an error here.
 pub fn resolve_command(
     ctx: &Context,
     command: &mut Command,
@@ -165,31 +168,13 @@ pub fn resolve_command(
 ) -> CliResult {
     let mut source = latest_source.map(str::to_owned);
     let args = session_args(command, &mut source);
-    if args.is_empty() || !ctx.path.is_file() {
+    if args.is_empty() {
         return Ok(());
     }
-    // A file that does not open as a store is the command's to report.
-    let Ok(db) = SessionDb::open_read_only(&ctx.path) else {
+    let Some(db) = ctx.peek() else {
         return Ok(());
     };
-    resolve_all(ctx, &db, args, source.as_deref())
-}
-
-/// Whether `command` has session arguments to resolve.
-pub fn names_sessions(command: &mut Command) -> bool {
-    !session_args(command, &mut None).is_empty()
-}
-
-/// [`resolve_command`] on a store already open (a PostgreSQL store).
-pub fn resolve_command_in(
-    ctx: &Context,
-    db: &dyn SessionStore,
-    command: &mut Command,
-    latest_source: Option<&str>,
-) -> CliResult {
-    let mut source = latest_source.map(str::to_owned);
-    let args = session_args(command, &mut source);
-    resolve_all(ctx, db, args, source.as_deref())
+    resolve_all(ctx, db.as_ref(), args, source.as_deref())
 }
 
 fn resolve_all(

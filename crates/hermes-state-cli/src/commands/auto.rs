@@ -37,13 +37,10 @@ fn skipped_why(last: Option<f64>, hours: f64) -> String {
 }
 
 /// `maintenance auto`
+/// `maintenance auto` (PostgreSQL never vacuums: autovacuum reclaims the
+/// space there).
 pub fn auto(ctx: &Context, args: &AutoArgs) -> CliResult {
-    auto_in(ctx, &ctx.open(Access::Write)?, args)
-}
-
-/// `maintenance auto` on any store (PostgreSQL never vacuums: autovacuum
-/// reclaims the space there).
-pub(super) fn auto_in(ctx: &Context, db: &dyn SessionStore, args: &AutoArgs) -> CliResult {
+    let db = &*ctx.open(Access::Write)?;
     let on_file = db.as_sqlite().is_some();
     ctx.start_writing(db)?;
     let mut lines = Vec::new();

@@ -476,27 +476,25 @@ fn now() -> f64 {
 
 /// `demo`
 pub fn demo(ctx: &Context, args: &DemoArgs) -> CliResult {
-    let db = ctx.open(Access::Create)?;
-    demo_in(ctx, &db, args, &shell_db_arg(ctx))?;
-    db.close().map_err(|e| ctx.fail(&e))
+    let store = ctx.open(Access::Create)?;
+    fill(ctx, store.as_ref(), args)?;
+    // A file is closed explicitly so that an error of its last checkpoint
+    // is told rather than lost in a drop.
+    match store.as_sqlite() {
+        Some(db) => db.close().map_err(|e| ctx.fail(&e)),
+        None => Ok(()),
+    }
 }
 
-/// `demo` on any store; `store_arg` is how the user names the store again
-/// in the suggested commands (` --db PATH`, ` --database-url URL`, or
-/// nothing for the default store).
-pub(super) fn demo_in(
-    ctx: &Context,
-    db: &dyn SessionStore,
-    args: &DemoArgs,
-    store_arg: &str,
-) -> CliResult {
+/// Fills the store with the sample and says what to try on it.
+fn fill(ctx: &Context, db: &dyn SessionStore, args: &DemoArgs) -> CliResult {
     let existing = session_count(ctx, db)?;
     if existing > 0 && !args.force {
         return Err(CliError::failed(format!(
             "demo: the store at {} already has {existing} session(s); demo only fills an empty store",
             ctx.path.display()
         ))
-        .hint(if db.as_sqlite().is_some() {
+        .hint(if ctx.server.is_none() {
             "pass --db PATH to make a new sample store (e.g. --db demo.db), or --force to add the sample anyway"
         } else {
             "name a new schema in the URL (`?schema=demo`) to make a new sample store, or pass --force to add the sample anyway"
@@ -545,19 +543,25 @@ pub(super) fn demo_in(
         ctx.path.display(),
         samples.len()
     );
+    let again = store_arg(ctx);
     for command in try_these {
-        text.push_str(&format!("  hermes-state{store_arg} {command}\n"));
+        text.push_str(&format!("  hermes-state{again} {command}\n"));
     }
     out.text(text)
 }
 
-/// ` --db PATH` as the user would type it again (empty for the default store).
-fn shell_db_arg(ctx: &Context) -> String {
+/// How the user names the store again, as typed in a shell: ` --db PATH`,
+/// ` --database-url 'URL'` (without the password, as every message shows
+/// it), or nothing for the default store.
+fn store_arg(ctx: &Context) -> String {
+    let text = ctx.path.display().to_string();
+    if ctx.server.is_some() {
+        return format!(" --database-url '{}'", text.replace('\'', r"'\''"));
+    }
     let default = crate::store::default_path().ok();
     if default.as_deref() == Some(ctx.path.as_path()) {
         return String::new();
     }
-    let text = ctx.path.display().to_string();
     if text
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "/._-~+,:@".contains(c))

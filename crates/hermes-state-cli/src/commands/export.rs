@@ -80,14 +80,16 @@ fn open_destination(
 }
 
 /// `export`
+///
+/// Writes the same bytes for the same store on either backend (the
+/// library's exports are equal on both).
 pub fn export(ctx: &Context, args: &ExportArgs) -> CliResult {
     check_export_args(args)?;
-    let db = ctx.open(Access::Read)?;
-    export_from(ctx, &db, args)
+    export_from(ctx, &*ctx.open(Access::Read)?, args)
 }
 
 /// What `export` refuses before any store is opened.
-pub fn check_export_args(args: &ExportArgs) -> CliResult {
+fn check_export_args(args: &ExportArgs) -> CliResult {
     if args.lineage && args.format == ExportFormat::Json {
         return Err(CliError::usage(
             "--lineage exports with --format markdown (one document per segment) or jsonl (one session per line)",
@@ -101,9 +103,8 @@ pub fn check_export_args(args: &ExportArgs) -> CliResult {
     Ok(())
 }
 
-/// `export` from an open store, whichever backend: the same bytes for the
-/// same store (the library's exports are equal on both).
-pub fn export_from(ctx: &Context, store: &dyn SessionStore, args: &ExportArgs) -> CliResult {
+/// `export` from the open store.
+fn export_from(ctx: &Context, store: &dyn SessionStore, args: &ExportArgs) -> CliResult {
     if let Some(id) = &args.session
         && store.get_session(id).map_err(|e| ctx.fail(&e))?.is_none()
     {
@@ -263,20 +264,9 @@ enum ImportSource {
     Converted(Vec<u8>),
 }
 
-/// `import`
+/// `import`: the store is opened (and made when missing) only once the
+/// file was found to be an export.
 pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
-    import_into(ctx, args, || {
-        Ok(Box::new(ctx.open(Access::Create)?) as Box<dyn SessionStore>)
-    })
-}
-
-/// `import` into the store `open` opens (after the file was found to be an
-/// export), whichever backend.
-pub fn import_into(
-    ctx: &Context,
-    args: &ImportArgs,
-    open: impl FnOnce() -> CliResult<Box<dyn SessionStore>>,
-) -> CliResult {
     let from_stdin = args.file == Path::new("-");
     if args.overwrite {
         let consent = Consent::new(args.consent.yes);
@@ -328,7 +318,7 @@ pub fn import_into(
         Detect::Io(error) => error,
         Detect::Invalid(why) => not_an_export(why),
     })?;
-    let store = open()?;
+    let store = ctx.open(Access::Create)?;
     let options = ImportOptions {
         overwrite_existing: args.overwrite,
     };

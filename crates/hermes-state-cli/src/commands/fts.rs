@@ -16,7 +16,7 @@ use crate::store::{Access, Context};
 /// The store for the maintenance steps (refusing what is not a store),
 /// and what its upgrade would leave: nothing is written yet.
 fn maintenance_store(ctx: &Context) -> CliResult<(SessionDb, MigrationPlan)> {
-    let db = ctx.open(Access::Write)?;
+    let db = ctx.open_file(Access::Write)?;
     let plan = db
         .migration_plan()
         .map_err(|e| ctx.fail(&e))?

@@ -72,17 +72,7 @@ fn flagged(
 /// Sets or clears `flag` on the compression lineage of `id` and says how
 /// many sessions changed.
 pub fn set(ctx: &Context, id: &str, flag: Flag, on: bool) -> CliResult {
-    set_in(ctx, &ctx.open(Access::Write)?, id, flag, on)
-}
-
-/// [`set`] on any store.
-pub(super) fn set_in(
-    ctx: &Context,
-    db: &dyn SessionStore,
-    id: &str,
-    flag: Flag,
-    on: bool,
-) -> CliResult {
+    let db = &*ctx.open(Access::Write)?;
     ctx.require_session(db, id)?;
     let before = flagged(ctx, db, id, flag)?;
     ctx.start_writing(db)?;

@@ -29,11 +29,7 @@ struct Row<'a> {
 
 /// `sessions list`
 pub fn list(ctx: &Context, args: &ListArgs) -> CliResult {
-    list_in(ctx, &ctx.open(Access::Read)?, args)
-}
-
-/// `sessions list` on any store.
-pub(super) fn list_in(ctx: &Context, db: &dyn SessionStore, args: &ListArgs) -> CliResult {
+    let db = &*ctx.open(Access::Read)?;
     let format = RowFormat::chosen(&ctx.out, args.format)?;
     if args.picker() {
         let rows = picker_rows(ctx, db, args)?;

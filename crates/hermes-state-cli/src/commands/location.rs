@@ -8,10 +8,19 @@ use serde_json::json;
 
 use crate::error::{CliError, CliResult};
 use crate::output::Output;
+use crate::store::Context;
+
+/// `where`
+pub fn show(ctx: &Context) -> CliResult {
+    match &ctx.server {
+        Some(url) => server(&ctx.out, url),
+        None => file(&ctx.out, &ctx.path),
+    }
+}
 
 /// A file store: its absolute path (whether the file exists yet is said in
 /// JSON and, when it does not, in a note).
-pub fn file(out: &Output, path: &Path) -> CliResult {
+fn file(out: &Output, path: &Path) -> CliResult {
     let absolute = std::path::absolute(path)
         .map_err(|error| CliError::failed(format!("{}: {error}", path.display())))?;
     // tidy: not the live database (whether the path exists; nothing is opened)
@@ -31,7 +40,7 @@ pub fn file(out: &Output, path: &Path) -> CliResult {
 
 /// A PostgreSQL store: its URL as every output shows it (no password, in
 /// whatever form it was given).
-pub fn server(out: &Output, url: &hermes_state::PostgresUrl) -> CliResult {
+fn server(out: &Output, url: &hermes_state::PostgresUrl) -> CliResult {
     let shown = url.redacted();
     if out.json {
         return out.json(&json!({"backend": "postgres", "location": shown}));

@@ -20,7 +20,7 @@ fn file_size(path: &std::path::Path) -> u64 {
 
 /// `vacuum`
 pub fn vacuum(ctx: &Context) -> CliResult {
-    let db = ctx.open(Access::Write)?;
+    let db = ctx.open_file(Access::Write)?;
     ctx.start_writing(&db)?;
     let before = file_size(&ctx.path);
     let spinner = Progress::spinner(&ctx.out, "optimising the FTS indexes and vacuuming");
@@ -48,7 +48,7 @@ pub fn vacuum(ctx: &Context) -> CliResult {
 
 /// `backup`
 pub fn backup(ctx: &Context, args: &BackupArgs) -> CliResult {
-    let db = ctx.open(Access::Read)?;
+    let db = ctx.open_file(Access::Read)?;
     if std::fs::symlink_metadata(&args.path).is_ok() {
         return Err(
             CliError::failed(format!("backup: {} already exists", args.path.display()))
@@ -176,7 +176,7 @@ pub fn doctor(ctx: &Context, args: &DoctorArgs) -> CliResult {
         // A reading command: read-only, so the FTS indexes are checked on
         // their own (the check against the messages is an FTS5 `INSERT`
         // command, refused on a read-only handle); `--repair` checks fully.
-        let db = ctx.open(Access::Read)?;
+        let db = ctx.open_file(Access::Read)?;
         let spinner = Progress::spinner(out, "checking the store");
         let report = db.doctor().map_err(|e| ctx.fail(&e))?;
         spinner.finish();
@@ -195,7 +195,7 @@ pub fn doctor(ctx: &Context, args: &DoctorArgs) -> CliResult {
             Err(unhealthy(&report, false))
         };
     }
-    let db = ctx.open(Access::Write)?;
+    let db = ctx.open_file(Access::Write)?;
     ctx.start_writing(&db)?;
     let spinner = Progress::spinner(
         out,

@@ -4,7 +4,7 @@ use hermes_state::prelude::*;
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 
-use hermes_state::{MessagePage, NewMessage, SessionStore};
+use hermes_state::{MessagePage, NewMessage};
 use serde_json::json;
 
 use crate::cli::{AppendArgs, MessagesListArgs};
@@ -51,11 +51,7 @@ fn read_stdin() -> CliResult<String> {
 
 /// `messages append`
 pub fn append(ctx: &Context, args: AppendArgs) -> CliResult {
-    append_in(ctx, &ctx.open(Access::Write)?, args)
-}
-
-/// `messages append` on any store.
-pub(super) fn append_in(ctx: &Context, db: &dyn SessionStore, args: AppendArgs) -> CliResult {
+    let db = &*ctx.open(Access::Write)?;
     let content = read_content(&args)?;
     ctx.require_session(db, &args.id)?;
     ctx.start_writing(db)?;
@@ -83,7 +79,7 @@ pub(super) fn append_in(ctx: &Context, db: &dyn SessionStore, args: AppendArgs) 
 /// `messages list`
 pub fn list(ctx: &Context, args: &MessagesListArgs) -> CliResult {
     let db = ctx.open(Access::Read)?;
-    ctx.require_session(&db, &args.id)?;
+    ctx.require_session(db.as_ref(), &args.id)?;
     let page = MessagePage {
         include_inactive: args.all,
         limit: args.limit.map(i64::from),
@@ -92,11 +88,6 @@ pub fn list(ctx: &Context, args: &MessagesListArgs) -> CliResult {
     let messages = db
         .get_messages_page(&args.id, page)
         .map_err(|e| ctx.fail(&e))?;
-    print_messages(ctx, &messages)
-}
-
-/// Prints raw message rows as `messages list` does (any store).
-pub(super) fn print_messages(ctx: &Context, messages: &[hermes_state::Message]) -> CliResult {
     let out = &ctx.out;
     if out.json {
         return out.json(&to_json!(&messages));

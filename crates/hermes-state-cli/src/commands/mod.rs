@@ -1,22 +1,29 @@
 //! One module per command group; [`run`] dispatches.
+//!
+//! Every command is written once, over the store [`Context::open`] opens
+//! for either backend (a file, or PostgreSQL with `--database-url`), so it
+//! prints the same on both. The few that need the SQLite file itself open
+//! it with [`Context::open_file`] and are refused on PostgreSQL by one
+//! check (`file_only`); `doctor` is the one command with a report of each
+//! backend's own (`maintenance::doctor`, `postgres_doctor`).
 
 mod auto;
 mod demo;
 mod export;
 mod export_markdown;
 mod export_original;
+mod file_only;
 mod fts;
 mod lineage_flags;
 mod listing;
 mod location;
 mod maintenance;
 mod messages;
+mod migrate_to;
+#[cfg(feature = "postgres")]
+mod postgres_doctor;
 mod prune;
 mod query;
-mod remote;
-#[cfg(feature = "postgres")]
-mod remote_doctor;
-mod remote_writes;
 mod rewind;
 mod schema;
 mod search;
@@ -27,6 +34,8 @@ mod shell;
 pub(crate) mod stats;
 mod titles;
 mod windowed;
+
+use std::path::PathBuf;
 
 use crate::cli::{
     Cli, Command, FtsCommand, MaintenanceCommand, MessagesCommand, SessionsCommand, TitleCommand,
@@ -58,7 +67,9 @@ fn is_server_url(text: &str) -> bool {
 }
 
 /// Runs the command.
-pub fn run(mut cli: Cli, out: Output) -> CliResult {
+///
+/// `command` is the command's name for messages (`sessions show`).
+pub fn run(mut cli: Cli, out: Output, command: String) -> CliResult {
     // These describe the program, not a store: no path is resolved.
     match &cli.command {
         Command::Completions(args) => return shell::completions(args.shell),
@@ -80,28 +91,28 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         ),
         _ => None,
     };
-    let path = match (cli.db.take(), location) {
-        (Some(path), _) => path,
-        (None, Some(hermes_state::StoreLocation::Sqlite(path))) => path,
+    let (path, server) = match (cli.db.take(), location) {
+        (Some(path), _) => (path, None),
+        (None, Some(hermes_state::StoreLocation::Sqlite(path))) => (path, None),
+        // Messages name the store by its redacted URL (no password, in
+        // whatever form it was given), as every output does.
         (None, Some(hermes_state::StoreLocation::Postgres(url))) => {
-            if matches!(cli.command, Command::Where) {
-                return location::server(&out, &url);
-            }
-            return remote::run(cli, &url, out);
+            (PathBuf::from(url.redacted()), Some(url))
         }
-        (None, None) => store::default_path()?,
+        (None, None) => (store::default_path()?, None),
     };
-    if matches!(cli.command, Command::Where) {
-        return location::file(&out, &path);
-    }
-    let command = command_name(&cli.command);
     let ctx = Context {
         path,
+        server,
         read_only: cli.read_only,
         out,
         command,
         write_moved: cli.write_moved,
     };
+    if matches!(cli.command, Command::Where) {
+        return location::show(&ctx);
+    }
+    file_only::refuse_on_server(&ctx, &cli.command)?;
     crate::session_arg::resolve_command(&ctx, &mut cli.command, cli.latest_source.as_deref())?;
     match cli.command {
         Command::Sessions(command) => match command {
@@ -145,68 +156,21 @@ pub fn run(mut cli: Cli, out: Output) -> CliResult {
         Command::Import(args) => export::import(&ctx, &args),
         Command::Prune(args) => prune::prune(&ctx, &args),
         Command::Maintenance(MaintenanceCommand::Auto(args)) => auto::auto(&ctx, &args),
-        Command::Doctor(args) => maintenance::doctor(&ctx, &args),
+        Command::Doctor(args) => match &ctx.server {
+            #[cfg(feature = "postgres")]
+            Some(url) => postgres_doctor::doctor(&ctx, url, &args),
+            _ => maintenance::doctor(&ctx, &args),
+        },
         Command::Backup(args) => maintenance::backup(&ctx, &args),
         Command::Vacuum => maintenance::vacuum(&ctx),
         Command::Fts(FtsCommand::Rebuild) => fts::rebuild(&ctx),
         Command::Fts(FtsCommand::OptimizeStorage(args)) => fts::optimize_storage(&ctx, &args),
         Command::Fts(FtsCommand::RebuildCjk) => fts::rebuild_cjk(&ctx),
         Command::Migrate(args) => schema::migrate(&ctx, &args),
-        Command::MigrateTo(args) => remote::migrate_to(&ctx, &args),
+        Command::MigrateTo(args) => migrate_to::migrate_to(&ctx, &args),
         Command::Schema => schema::schema(&ctx),
         Command::Demo(args) => demo::demo(&ctx, &args),
         Command::Query(args) => query::query(&ctx, &args),
         Command::Completions(_) | Command::Man | Command::Where => Ok(()),
-    }
-}
-
-pub(crate) fn command_name(command: &Command) -> &'static str {
-    match command {
-        Command::Sessions(command) => match command {
-            SessionsCommand::List(_) => "sessions list",
-            SessionsCommand::Show(_) => "sessions show",
-            SessionsCommand::Create(_) => "sessions create",
-            SessionsCommand::End(_) => "sessions end",
-            SessionsCommand::Reopen(_) => "sessions reopen",
-            SessionsCommand::Delete(_) => "sessions delete",
-            SessionsCommand::Clear(_) => "sessions clear",
-            SessionsCommand::Lineage(_) => "sessions lineage",
-            SessionsCommand::Archive(_) => "sessions archive",
-            SessionsCommand::Unarchive(_) => "sessions unarchive",
-            SessionsCommand::Pin(_) => "sessions pin",
-            SessionsCommand::Unpin(_) => "sessions unpin",
-            SessionsCommand::Rewind(_) => "sessions rewind",
-            SessionsCommand::Restore(_) => "sessions restore",
-        },
-        Command::Messages(command) => match command {
-            MessagesCommand::Append(_) => "messages append",
-            MessagesCommand::List(_) => "messages list",
-        },
-        Command::Title(command) => match command {
-            TitleCommand::Set(_) => "title set",
-            TitleCommand::Get(_) => "title get",
-            TitleCommand::Resolve(_) => "title resolve",
-            TitleCommand::Next(_) => "title next",
-        },
-        Command::Search(_) => "search",
-        Command::Stats(_) => "stats",
-        Command::Export(_) => "export",
-        Command::Import(_) => "import",
-        Command::Prune(_) => "prune",
-        Command::Maintenance(MaintenanceCommand::Auto(_)) => "maintenance auto",
-        Command::Doctor(_) => "doctor",
-        Command::Backup(_) => "backup",
-        Command::Vacuum => "vacuum",
-        Command::Fts(FtsCommand::Rebuild) => "fts rebuild",
-        Command::Fts(FtsCommand::OptimizeStorage(_)) => "fts optimize-storage",
-        Command::Fts(FtsCommand::RebuildCjk) => "fts rebuild-cjk",
-        Command::Migrate(_) => "migrate",
-        Command::MigrateTo(_) => "migrate-to",
-        Command::Schema => "schema",
-        Command::Demo(_) => "demo",
-        Command::Completions(_) => "completions",
-        Command::Man => "man",
-        Command::Where => "where",
-        Command::Query(_) => "query",
     }
 }

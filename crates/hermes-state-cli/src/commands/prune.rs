@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::{PruneFilters, PruneOptions, SessionStore};
+use hermes_state::{PruneFilters, PruneOptions};
 use serde_json::{Map, Value, json};
 
 use crate::cli::PruneArgs;
@@ -118,23 +118,17 @@ fn with_window(args: &PruneArgs) -> PruneArgs {
 }
 
 /// `prune`
+/// `prune` (opened read-only for `--dry-run`)
 pub fn prune(ctx: &Context, args: &PruneArgs) -> CliResult {
+    let args = &with_window(args);
+    let consent = Consent::new(args.consent.yes);
     let access = if args.dry_run {
         Access::Read
     } else {
-        Consent::new(args.consent.yes).require(ctx)?;
+        consent.require(ctx)?;
         Access::Write
     };
-    prune_in(ctx, &ctx.open(access)?, args)
-}
-
-/// `prune` on any store (opened read-only for `--dry-run`).
-pub(super) fn prune_in(ctx: &Context, db: &dyn SessionStore, args: &PruneArgs) -> CliResult {
-    let args = &with_window(args);
-    let consent = Consent::new(args.consent.yes);
-    if !args.dry_run {
-        consent.require(ctx)?;
-    }
+    let db = &*ctx.open(access)?;
     let options = PruneOptions {
         older_than_days: args.older_than_days.map(f64::from),
         source: args.source.clone(),

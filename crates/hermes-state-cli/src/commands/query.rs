@@ -13,7 +13,7 @@ use crate::error::CliResult;
 use crate::store::{Access, Context};
 
 pub fn query(ctx: &Context, args: &QueryArgs) -> CliResult {
-    let db = ctx.open(Access::Read)?;
+    let db = ctx.open_file(Access::Read)?;
     let max = (args.limit > 0).then_some(args.limit);
     let answer = db
         .query_read_only(&args.sql, max)

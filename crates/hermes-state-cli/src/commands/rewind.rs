@@ -12,11 +12,7 @@ use crate::store::{Access, Context};
 
 /// `sessions rewind`
 pub fn rewind(ctx: &Context, args: &RewindArgs) -> CliResult {
-    rewind_in(ctx, &ctx.open(Access::Write)?, args)
-}
-
-/// `sessions rewind` on any store.
-pub(super) fn rewind_in(ctx: &Context, db: &dyn SessionStore, args: &RewindArgs) -> CliResult {
+    let db = &*ctx.open(Access::Write)?;
     ctx.require_session(db, &args.id)?;
     require_rewind_target(ctx, db, &args.id, args.to)?;
     ctx.start_writing(db)?;
@@ -73,11 +69,7 @@ fn require_rewind_target(
 
 /// `sessions restore`
 pub fn restore(ctx: &Context, args: &RestoreArgs) -> CliResult {
-    restore_in(ctx, &ctx.open(Access::Write)?, args)
-}
-
-/// `sessions restore` on any store.
-pub(super) fn restore_in(ctx: &Context, db: &dyn SessionStore, args: &RestoreArgs) -> CliResult {
+    let db = &*ctx.open(Access::Write)?;
     ctx.require_session(db, &args.id)?;
     let since = args.since.unwrap_or(0);
     ctx.start_writing(db)?;

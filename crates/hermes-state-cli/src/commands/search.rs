@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
+use hermes_state::SearchOptions;
 use hermes_state::{QueryProblem, query_problem};
-use hermes_state::{SearchOptions, SessionStore};
 
 use crate::cli::{SearchArgs, SortOrder};
 use crate::commands::to_json;
@@ -13,12 +13,9 @@ use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 
 /// `search`
+/// `search` (but `-i`)
 pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
-    search_in(ctx, &ctx.open(Access::Read)?, args)
-}
-
-/// `search` (but `-i`) on any store.
-pub(super) fn search_in(ctx: &Context, db: &dyn SessionStore, args: &SearchArgs) -> CliResult {
+    let db = &*ctx.open(Access::Read)?;
     let format = RowFormat::chosen(&ctx.out, args.format)?;
     let options = options(args);
     if args.by_conversation {

@@ -31,16 +31,12 @@ pub(super) fn find_session(ctx: &Context, db: &dyn SessionStore, id: &str) -> Cl
     Err(ctx.unknown_session(id))
 }
 
-/// `sessions show`
-pub fn show(ctx: &Context, args: &ShowArgs) -> CliResult {
-    show_in(ctx, &ctx.open(Access::Read)?, args)
-}
-
-/// `sessions show` on any store: one session, or with `--lineage` its whole
+/// `sessions show`: one session, or with `--lineage` its whole
 /// compression chain (root to tip) as one conversation, each segment under
 /// a line naming it; a segment the agent ended by compression says where
 /// the conversation goes on.
-pub(super) fn show_in(ctx: &Context, db: &dyn SessionStore, args: &ShowArgs) -> CliResult {
+pub fn show(ctx: &Context, args: &ShowArgs) -> CliResult {
+    let db = &*ctx.open(Access::Read)?;
     let session = find_session(ctx, db, &args.id)?;
     let ids = if args.lineage {
         db.get_compression_lineage(&session.id)
@@ -150,11 +146,7 @@ fn new_session_id() -> String {
 
 /// `sessions create`
 pub fn create(ctx: &Context, args: &CreateArgs) -> CliResult {
-    create_in(ctx, &ctx.open(Access::Create)?, args)
-}
-
-/// `sessions create` on any store.
-pub(super) fn create_in(ctx: &Context, db: &dyn SessionStore, args: &CreateArgs) -> CliResult {
+    let db = &*ctx.open(Access::Create)?;
     let id = args.id.clone().unwrap_or_else(new_session_id);
     if let Some(parent) = args.parent.as_deref().filter(|p| !p.is_empty())
         && db.get_session(parent).map_err(|e| ctx.fail(&e))?.is_none()
@@ -201,11 +193,7 @@ fn confirm(ctx: &Context, db: &dyn SessionStore, id: &str, message: String) -> C
 
 /// `sessions end`
 pub fn end(ctx: &Context, args: &EndArgs) -> CliResult {
-    end_in(ctx, &ctx.open(Access::Write)?, args)
-}
-
-/// `sessions end` on any store.
-pub(super) fn end_in(ctx: &Context, db: &dyn SessionStore, args: &EndArgs) -> CliResult {
+    let db = &*ctx.open(Access::Write)?;
     let before = ctx.require_session(db, &args.id)?;
     if before.ended_at.is_some() {
         // The first end wins, as in the original: nothing changes.
@@ -233,11 +221,7 @@ pub(super) fn end_in(ctx: &Context, db: &dyn SessionStore, args: &EndArgs) -> Cl
 
 /// `sessions reopen`
 pub fn reopen(ctx: &Context, id: &str) -> CliResult {
-    reopen_in(ctx, &ctx.open(Access::Write)?, id)
-}
-
-/// `sessions reopen` on any store.
-pub(super) fn reopen_in(ctx: &Context, db: &dyn SessionStore, id: &str) -> CliResult {
+    let db = &*ctx.open(Access::Write)?;
     ctx.require_session(db, id)?;
     ctx.start_writing(db)?;
     db.reopen_session(id).map_err(|e| ctx.fail(&e))?;
@@ -246,25 +230,12 @@ pub(super) fn reopen_in(ctx: &Context, db: &dyn SessionStore, id: &str) -> CliRe
 
 /// `sessions delete`: every id must exist, else nothing is deleted (a typo
 /// does not delete the rest of the list).
+/// The ids are deleted with their delegate children, in one transaction,
+/// their transcripts removed from `--sessions-dir`.
 pub fn delete(ctx: &Context, args: &DeleteArgs) -> CliResult {
-    Consent::new(args.consent.yes).require(ctx)?;
-    let db = ctx.open(Access::Write)?;
-    delete_in(ctx, &db, args, &|ids| {
-        db.delete_sessions(ids, args.sessions_dir.as_deref())
-            .map(|_| ())
-    })
-}
-
-/// `sessions delete` on any store; `remove` deletes the (existing,
-/// distinct) ids with their delegate children.
-pub(super) fn delete_in(
-    ctx: &Context,
-    db: &dyn SessionStore,
-    args: &DeleteArgs,
-    remove: &dyn Fn(&[&str]) -> hermes_state::Result<()>,
-) -> CliResult {
     let consent = Consent::new(args.consent.yes);
     consent.require(ctx)?;
+    let db = &*ctx.open(Access::Write)?;
     let mut ids: Vec<&str> = Vec::new();
     for id in &args.ids {
         if !ids.contains(&id.as_str()) {
@@ -283,7 +254,8 @@ pub(super) fn delete_in(
     )?;
     let before = session_count(ctx, db)?;
     ctx.start_writing(db)?;
-    remove(&ids).map_err(|e| ctx.fail(&e))?;
+    db.delete_sessions(&ids, args.sessions_dir.as_deref())
+        .map_err(|e| ctx.fail(&e))?;
     let deleted = before - session_count(ctx, db)?;
     if ctx.out.json {
         let mut value = json!({"ids": ids, "deleted": true, "sessions_deleted": deleted});
@@ -310,15 +282,10 @@ pub(super) fn delete_in(
 
 /// `sessions clear`
 pub fn clear(ctx: &Context, args: &ClearArgs) -> CliResult {
-    Consent::new(args.consent.yes).require(ctx)?;
-    clear_in(ctx, &ctx.open(Access::Write)?, args)
-}
-
-/// `sessions clear` on any store.
-pub(super) fn clear_in(ctx: &Context, db: &dyn SessionStore, args: &ClearArgs) -> CliResult {
     let id = args.id.as_str();
     let consent = Consent::new(args.consent.yes);
     consent.require(ctx)?;
+    let db = &*ctx.open(Access::Write)?;
     ctx.require_session(db, id)?;
     let removed = db.message_count(Some(id)).map_err(|e| ctx.fail(&e))?;
     consent.ask(
@@ -342,16 +309,7 @@ pub(super) fn clear_in(ctx: &Context, db: &dyn SessionStore, args: &ClearArgs) -
 
 /// `sessions lineage`
 pub fn lineage(ctx: &Context, args: &LineageArgs) -> CliResult {
-    let db = ctx.open(Access::Read)?;
-    lineage_of(ctx, &db, args)
-}
-
-/// `sessions lineage` on any store.
-pub(super) fn lineage_of(
-    ctx: &Context,
-    db: &dyn hermes_state::SessionStore,
-    args: &LineageArgs,
-) -> CliResult {
+    let db = &*ctx.open(Access::Read)?;
     let id = args.id.as_str();
     let format = RowFormat::chosen(&ctx.out, args.format)?;
     let ancestors = db.ancestors(id).map_err(|e| ctx.fail(&e))?;

@@ -10,7 +10,6 @@ use clap::ValueEnum;
 use serde_json::{Value, json};
 
 use crate::cli::StatsArgs;
-use hermes_state::SessionStore;
 
 use crate::commands::to_json;
 use crate::error::CliResult;
@@ -31,12 +30,7 @@ pub enum StatsRows {
 
 /// `stats`
 pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
-    let db = ctx.open(Access::Read)?;
-    stats_of(ctx, &db, args)
-}
-
-/// `stats` on any store.
-pub(super) fn stats_of(ctx: &Context, db: &dyn SessionStore, args: &StatsArgs) -> CliResult {
+    let db = &*ctx.open(Access::Read)?;
     let format = RowFormat::chosen(&ctx.out, args.format)?;
     let fail = |e: hermes_state::Error| ctx.fail(&e);
     let out = &ctx.out;

@@ -10,11 +10,11 @@ use crate::store::{Access, Context};
 
 /// `title set`
 pub fn set(ctx: &Context, args: &TitleSetArgs) -> CliResult {
-    let db = ctx.open(Access::Write)?;
+    let db = &*ctx.open(Access::Write)?;
     let title = Some(args.title.as_str()).filter(|t| !t.is_empty());
-    ctx.require_session(&db, &args.id)?;
-    require_title_free(ctx, &db, &args.id, title)?;
-    ctx.start_writing(&db)?;
+    ctx.require_session(db, &args.id)?;
+    require_title_free(ctx, db, &args.id, title)?;
+    ctx.start_writing(db)?;
     let found = db
         .set_session_title(&args.id, title)
         .map_err(|e| ctx.fail(&e))?;
@@ -101,7 +101,7 @@ fn is_compression_ancestor(
 /// `title get`
 pub fn get(ctx: &Context, id: &str) -> CliResult {
     let db = ctx.open(Access::Read)?;
-    ctx.require_session(&db, id)?;
+    ctx.require_session(db.as_ref(), id)?;
     let title = db.get_session_title(id).map_err(|e| ctx.fail(&e))?;
     if ctx.out.json {
         return ctx.out.json(&json!({"id": id, "title": title}));
@@ -138,12 +138,8 @@ pub fn resolve(ctx: &Context, title: &str) -> CliResult {
 
 /// `title next`
 pub fn next(ctx: &Context, title: &str) -> CliResult {
-    next_in(ctx, &ctx.open(Access::Read)?, title)
-}
-
-/// `title next` on any store.
-pub(super) fn next_in(ctx: &Context, db: &dyn SessionStore, title: &str) -> CliResult {
-    let next = db
+    let next = ctx
+        .open(Access::Read)?
         .get_next_title_in_lineage(title)
         .map_err(|e| ctx.fail(&e))?;
     if ctx.out.json {

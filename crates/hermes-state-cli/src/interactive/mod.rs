@@ -39,25 +39,18 @@ use crate::error::{CliError, CliResult};
 use crate::store::{Access, Context};
 
 /// `search -i`
-pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
-    preflight(ctx)?;
-    search_in(ctx, &ctx.open(Access::Read)?, args)
-}
-
-/// What `search -i` needs before any store is opened: no `--json`, and a
+///
+/// What it needs is checked before the store is opened: no `--json`, and a
 /// terminal to draw on.
-pub fn preflight(ctx: &Context) -> CliResult {
+pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     if ctx.out.json {
         return Err(
             CliError::usage("search -i draws a screen; --json does not apply")
                 .hint("drop --json, or drop -i for `search QUERY --json`"),
         );
     }
-    require_terminal()
-}
-
-/// `search -i` on any store (the terminal checked).
-pub fn search_in(ctx: &Context, db: &dyn SessionStore, args: &SearchArgs) -> CliResult {
+    require_terminal()?;
+    let db = &*ctx.open(Access::Read)?;
     let scope = scope(ctx, db, args)?;
     let sources = reads::recent_sources(db).map_err(|e| ctx.fail(&e))?;
     let searcher = Searcher::new(db, args, scope);

@@ -12,6 +12,7 @@
 mod common;
 
 mod bad_input;
+mod both_backends;
 mod cjk;
 mod curation;
 mod demo;

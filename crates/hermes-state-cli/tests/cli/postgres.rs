@@ -1,6 +1,8 @@
-//! The command line on PostgreSQL: `--database-url` / `HERMES_STATE_DATABASE_URL`,
-//! `migrate-to` both ways, errors for bad or unreachable URLs (never an
-//! empty answer, never a fall-back to a file), and the note on a moved file.
+//! The command line on PostgreSQL: errors for bad or unreachable URLs
+//! (never an empty answer, never a fall-back to a file), `migrate-to` to a
+//! store that is not empty, imports into a new schema, and the doctor,
+//! TLS and secrets. (Every command on a file and on PostgreSQL, the
+//! environment variable and `migrate-to` both ways: `both_backends`.)
 //! Needs the server `HERMES_STATE_TEST_PG_URL` names (else prints `skipped:`).
 
 // The skip line is printed on purpose.
@@ -11,209 +13,8 @@ use crate::common::Env;
 mod doctor;
 mod secrets;
 mod tls;
-mod writes;
 
 use hermes_state_testkit::PgSchema;
-
-#[test]
-fn a_store_moved_to_postgresql_is_read_and_written_there_and_moved_back() {
-    let Some(schema) = PgSchema::new("cli", "migrate-to") else {
-        return;
-    };
-    let env = Env::new();
-    let db = env.demo("demo.db");
-    env.run(&db, &["migrate-to", schema.url()])
-        .ok()
-        .stdout_has("copied and verified 8 sessions, 30 messages");
-    // The old file says where its store went.
-    env.run(&db, &["sessions", "list"])
-        .ok()
-        .stderr_has("note: this store was moved to postgresql://");
-
-    let pg = |args: &[&str]| {
-        let mut all = vec!["--database-url", schema.url()];
-        all.extend_from_slice(args);
-        env.raw(&all, None)
-    };
-    let listed = pg(&["--json", "sessions", "list"]).ok().json();
-    assert_eq!(listed.as_array().unwrap().len(), 8);
-    // Reports read the same on the file and on PostgreSQL (before any
-    // write); search hits too, but for their snippets, whose windows
-    // differ by design (docs/POSTGRES.md).
-    let without_snippets = |mut hits: serde_json::Value| {
-        for hit in hits.as_array_mut().unwrap() {
-            hit.as_object_mut().unwrap().remove("snippet");
-        }
-        hits
-    };
-    for args in [
-        &["--json", "stats"][..],
-        &["--json", "sessions", "lineage", "demo-refactor"][..],
-    ] {
-        assert_eq!(
-            pg(args).ok().json(),
-            env.run(&db, args).ok().json(),
-            "{args:?}"
-        );
-    }
-    let search = ["--json", "search", "bike"];
-    assert_eq!(
-        without_snippets(pg(&search).ok().json()),
-        without_snippets(env.run(&db, &search).ok().json())
-    );
-    // Time windows of stats and export, and the listing's filters: the
-    // same as on the file.
-    for args in [
-        &[
-            "--json", "sessions", "list", "--since", "30d", "--limit", "3",
-        ][..],
-        &["--json", "sessions", "list", "--pinned", "--children"][..],
-        &[
-            "--json",
-            "sessions",
-            "list",
-            "--model",
-            "gpt",
-            "--min-messages",
-            "2",
-        ][..],
-        &["--json", "stats", "--since", "30d"][..],
-        &[
-            "export", "--format", "jsonl", "--since", "30d", "--until", "1d",
-        ][..],
-    ] {
-        let (server, file) = (pg(args).ok().stdout, env.run(&db, args).ok().stdout);
-        let without_time = |text: &str| {
-            text.lines()
-                .filter(|l| !l.contains("\"exported_at\""))
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        assert!(!file.is_empty(), "{args:?}");
-        assert_eq!(without_time(&server), without_time(&file), "{args:?}");
-    }
-    // By conversation, in a session's lineage, in a time window: the same
-    // hits (every snippet left out of the comparison; in time order, since
-    // relevance ranks may differ between the backends, docs/POSTGRES.md).
-    fn no_snippets(value: &mut serde_json::Value) {
-        match value {
-            serde_json::Value::Object(map) => {
-                map.remove("snippet");
-                map.values_mut().for_each(no_snippets);
-            }
-            serde_json::Value::Array(items) => items.iter_mut().for_each(no_snippets),
-            _ => {}
-        }
-    }
-    for args in [
-        &[
-            "--json",
-            "search",
-            "parser",
-            "--by-conversation",
-            "--sort",
-            "newest",
-        ][..],
-        &["--json", "search", "parser", "--session", "demo-refactor"][..],
-        &[
-            "--json", "search", "parser", "--since", "30d", "--sort", "newest",
-        ][..],
-    ] {
-        let (mut server, mut file) = (pg(args).ok().json(), env.run(&db, args).ok().json());
-        no_snippets(&mut server);
-        no_snippets(&mut file);
-        assert!(
-            !file.as_array().unwrap().is_empty(),
-            "{args:?} finds something"
-        );
-        assert_eq!(server, file, "{args:?}");
-    }
-    pg(&["search", "bike"]).ok().stdout_has(">>>bike<<<");
-    pg(&["sessions", "show", "demo-paris", "--no-pager"])
-        .ok()
-        .stdout_has("Weather in Paris");
-    pg(&["sessions", "show", "Weather in Paris", "--no-pager"])
-        .ok()
-        .stdout_has("demo-paris");
-    pg(&["title", "set", "demo-paris", "Paris by bike"])
-        .ok()
-        .stdout_has("Paris by bike");
-    pg(&["title", "resolve", "Paris by bike"])
-        .ok()
-        .stdout_has("demo-paris");
-    let rows = pg(&["--json", "messages", "list", "demo-paris"])
-        .ok()
-        .json();
-    assert_eq!(rows.as_array().unwrap().len(), 6);
-    // The environment variable names the same store.
-    let mut cmd = env.command();
-    cmd.env("HERMES_STATE_DATABASE_URL", schema.url())
-        .args(["--json", "sessions", "list"]);
-    let out = cmd.output().unwrap();
-    assert!(out.status.success());
-    assert_eq!(
-        serde_json::from_slice::<serde_json::Value>(&out.stdout)
-            .unwrap()
-            .as_array()
-            .unwrap()
-            .len(),
-        8
-    );
-    // Reading commands open read-only; --read-only refuses writes.
-    pg(&["--read-only", "title", "set", "demo-paris", "x"]).fails(2);
-    // The file's own maintenance is refused, naming the server's tools.
-    pg(&["vacuum"])
-        .fails(2)
-        .stderr_has("works on a SQLite file, not on a PostgreSQL store");
-
-    // And back to a new file, which then holds the PostgreSQL store's state.
-    let back = env.path("back.db");
-    pg(&["migrate-to", &format!("sqlite:{}", back.display())])
-        .ok()
-        .stdout_has("copied and verified");
-    env.run(&back, &["title", "get", "demo-paris"])
-        .ok()
-        .stdout_has("Paris by bike");
-    env.run(&back, &["search", "bike"])
-        .ok()
-        .stdout_has("demo-paris");
-    // The PostgreSQL store now says, on every command, where it went.
-    for args in [&["sessions", "list"][..], &["title", "get", "demo-paris"]] {
-        pg(args)
-            .ok()
-            .stderr_has("note: this store was moved to sqlite:")
-            .stderr_has("this PostgreSQL store holds it as it was then");
-    }
-    // A write to the old file is refused before anything is written, so
-    // the two copies cannot drift apart; `--write-moved` writes all the same.
-    let before = std::fs::read(&db).unwrap(); // tidy: not the live database (a test's own copy, no process holds it)
-    env.run(
-        &db,
-        &["sessions", "create", "--source", "cli", "--id", "late"],
-    )
-    .fails(2)
-    .stderr_has("this store was moved to postgresql://")
-    .stderr_has("--write-moved");
-    assert_eq!(
-        std::fs::read(&db).unwrap(),
-        before,
-        "the refused write changed the file"
-    ); // tidy: not the live database
-    env.run(
-        &db,
-        &[
-            "--write-moved",
-            "sessions",
-            "create",
-            "--source",
-            "cli",
-            "--id",
-            "late",
-        ],
-    )
-    .ok()
-    .stdout_has("late");
-}
 
 #[test]
 fn bad_and_unreachable_urls_are_errors_never_a_file() {
@@ -322,60 +123,28 @@ fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
         all.extend_from_slice(args);
         env.raw(&all, None)
     };
-    // Every format, with and without a session or a source: the same bytes.
-    for args in [
-        &["export", "--format", "json"][..],
-        &["export", "--format", "json", "--source", "telegram"][..],
-        &["export", "--format", "json", "--session", "demo-paris"][..],
-        &["export", "--format", "markdown", "--session", "demo-paris"][..],
-        &["export", "--format", "jsonl", "--session", "demo-paris"][..],
-        &["export", "--format", "jsonl", "--source", "cli"][..],
-    ] {
-        let file = env.run(&db, args).ok().stdout;
-        let pg = on(moved.url(), args).ok().stdout;
-        assert!(!file.is_empty(), "{args:?}");
-        if args.contains(&"jsonl") {
-            assert_eq!(
-                without_export_time(&pg),
-                without_export_time(&file),
-                "{args:?}"
-            );
-        } else {
-            assert_eq!(pg, file, "{args:?}");
-        }
-    }
-    // To a file, as on a file.
+    // (Every format of `export` writes the same bytes on both:
+    // `both_backends` compares them.)
     let from_pg = env.path("from-pg.jsonl");
-    on(
-        moved.url(),
-        &[
-            "export",
-            "--format",
-            "jsonl",
-            "-o",
-            from_pg.to_str().unwrap(),
-        ],
-    )
-    .ok()
-    .stderr_has("exported 8 session(s), 30 message(s)");
+    let to = [
+        "export",
+        "--format",
+        "jsonl",
+        "-o",
+        from_pg.to_str().unwrap(),
+    ];
+    on(moved.url(), &to).ok();
     let whole = std::fs::read_to_string(&from_pg).unwrap();
-    let file_whole = env.run(&db, &["export", "--format", "jsonl"]).ok().stdout;
-    assert_eq!(
-        without_export_time(&whole),
-        without_export_time(&file_whole)
-    );
-    // A time window, as on the file.
-    assert_eq!(
-        on(moved.url(), &["export", "--since", "2d"]).ok().stdout,
-        env.run(&db, &["export", "--since", "2d"]).ok().stdout
-    );
-    on(moved.url(), &["export", "--session", "nope"]).fails(1);
-
     // A file that is not an export, or breaks off, leaves the new store empty.
     let broken = env.path("broken.jsonl");
     let lines: Vec<&str> = whole.lines().collect();
     std::fs::write(&broken, lines[..lines.len() - 1].join("\n")).unwrap();
-    on(imported.url(), &["import", broken.to_str().unwrap()]).fails(1);
+    // (The store is made first, and said so, as in a new file.)
+    let refused = on(imported.url(), &["import", broken.to_str().unwrap()]);
+    assert_eq!(refused.code, 1, "{}", refused.stderr);
+    refused
+        .stderr_has("created a new store at postgresql://")
+        .stderr_has("\nerror: import: ");
     on(imported.url(), &["--json", "stats"]).ok();
     assert_eq!(
         on(imported.url(), &["--json", "sessions", "list"])
@@ -406,31 +175,4 @@ fn export_and_import_on_postgresql_write_what_the_file_case_writes() {
         .ok()
         .stdout_has("skipped 8 session(s)");
     on(imported.url(), &["--read-only", "import", path]).fails(2);
-}
-
-/// `demo` fills a new PostgreSQL store as it fills a file, names the store
-/// again in the commands it suggests, and refuses a store that has sessions.
-#[test]
-fn demo_makes_a_sample_store_on_postgresql() {
-    let Some(schema) = PgSchema::new("cli", "demo on PostgreSQL") else {
-        return;
-    };
-    let env = Env::new();
-    let on = |args: &[&str]| {
-        let mut all = vec!["--database-url", schema.url()];
-        all.extend_from_slice(args);
-        env.raw(&all, None)
-    };
-    on(&["demo"])
-        .ok()
-        .stdout_has("with a sample: 8 sessions")
-        .stdout_has(&format!(
-            "hermes-state --database-url '{}' search bike",
-            schema.url()
-        ));
-    on(&["search", "bike"]).ok().stdout_has("demo-paris");
-    on(&["demo"])
-        .fails(1)
-        .stderr_has("already has 8 session(s)")
-        .stderr_has("?schema=");
 }

@@ -13,7 +13,7 @@ use crate::commands::to_json;
 use crate::error::{CliError, CliResult};
 use crate::progress::Progress;
 use crate::render::pg_doctor;
-use crate::store::Context;
+use crate::store::{Access, Context};
 
 /// `doctor [--repair]` on the store `url` names: exit 0 when healthy, 1
 /// when problems are found (or remain after `--repair`).
@@ -22,6 +22,9 @@ pub fn doctor(ctx: &Context, url: &PostgresUrl, args: &DoctorArgs) -> CliResult 
     let path = ctx.path.display().to_string();
     let fail = |e: hermes_state::postgres::PgError| ctx.fail(&hermes_state::Error::from(e));
     let url = url.store_url();
+    if args.repair {
+        ctx.refuse_read_only(Access::Write)?;
+    }
     // Read-only first: a missing store is an error, never created here.
     let reader = PgStore::open_read_only(url).map_err(fail)?;
     if !args.repair {
@@ -43,6 +46,8 @@ pub fn doctor(ctx: &Context, url: &PostgresUrl, args: &DoctorArgs) -> CliResult 
             Err(unhealthy(&path, &report, false))
         };
     }
+    // The repair writes: not to a store that moved elsewhere, as on a file.
+    ctx.refuse_moved(&reader)?;
     let store = PgStore::open(url).map_err(fail)?;
     let spinner = Progress::spinner(out, "recounting session counters");
     let fixed = store.repair_counters().map_err(fail)?;

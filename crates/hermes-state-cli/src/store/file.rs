@@ -1,71 +1,17 @@
-//! Which file, and how it is opened.
-//!
-//! * Reading commands ([`Access::Read`]: `sessions list/show/lineage`,
-//!   `messages list`, `title get/resolve/next`, `search`, `stats`, `export`,
-//!   `backup`, `prune --dry-run`, `doctor` without `--repair`) always open
-//!   with [`SessionDb::open_read_only`], whether or not `--read-only` was
-//!   given: a user runs them on a `state.db` a Hermes agent holds open and
-//!   writes, so they must not create, migrate, checkpoint or change the
-//!   journal mode of the file. They never create a missing store, and they
-//!   work on stores newer than this library writes.
-//! * Writing commands refuse `--read-only` (a usage error) and, except those
-//!   that make a store (`sessions create`, `import`, `migrate`, `demo`),
-//!   need the store to exist. They open with [`SessionDb::open`], which
-//!   writes nothing to an existing file, and run every check that can refuse
-//!   them (an unknown session, a title in use, a store that already has
-//!   sessions, ...) on the read side first; only then
-//!   [`Context::start_writing`] brings an older file to the current schema
-//!   (what the library's first write would do), telling what that did. A
-//!   refused or mistyped command thus leaves the file byte-for-byte as it
-//!   was, as a reading command does (docs/DECISIONS.md, "A refused write
-//!   changes nothing").
-//! * `schema` and `migrate --dry-run` open read-only too (`commands::schema`).
+//! A SQLite file: what is refused before it is opened (a folder, a missing
+//! or empty file), how it is opened for each access, and its upgrade,
+//! told before a writing command's first write.
 
-use std::path::PathBuf;
+use hermes_state::{FileShape, OpenReport, SessionDb, SessionStore};
 
-use hermes_state::FileShape;
-use hermes_state::{OpenReport, SessionDb};
-
+use super::{Access, Context};
 use crate::error::{CliError, CliResult};
-use crate::output::Output;
-
-/// How a command uses the store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Reads only; the store must exist. Always opened read-only: nothing
-    /// is created, migrated or written, whatever `--read-only` says.
-    Read,
-    /// Writes; the store must exist.
-    Write,
-    /// Writes, creating the store when it is missing.
-    Create,
-}
-
-/// The global options every command sees.
-#[derive(Debug)]
-pub struct Context {
-    /// The store's path.
-    pub path: PathBuf,
-    /// `--read-only`.
-    pub read_only: bool,
-    /// How to print.
-    pub out: Output,
-    /// The command, for error messages (`sessions show`).
-    pub command: &'static str,
-    /// `--write-moved`: writing commands may write to a moved store.
-    pub write_moved: bool,
-}
 
 impl Context {
-    /// Opens the store for `access`.
-    pub fn open(&self, access: Access) -> CliResult<SessionDb> {
-        if access != Access::Read && self.read_only {
-            return Err(CliError::usage(format!(
-                "`{}` writes to the store, but --read-only was given",
-                self.command
-            ))
-            .hint("drop --read-only"));
-        }
+    /// Opens the file for `access`, for the commands that need the SQLite
+    /// file itself (`commands::file_only` keeps them off PostgreSQL).
+    pub fn open_file(&self, access: Access) -> CliResult<SessionDb> {
+        self.refuse_read_only(access)?;
         if access != Access::Create {
             self.require_existing()?;
         } else {
@@ -106,7 +52,7 @@ impl Context {
     /// now (the first write would do it anyway, in its own transaction),
     /// so that what the upgrade did is told before the work. Nothing to do
     /// on a store just created, on a current one, or on PostgreSQL.
-    pub fn start_writing(&self, store: &dyn hermes_state::SessionStore) -> CliResult {
+    pub fn start_writing(&self, store: &dyn SessionStore) -> CliResult {
         let Some(db) = store.as_sqlite() else {
             return Ok(());
         };
@@ -127,61 +73,9 @@ impl Context {
         Ok(())
     }
 
-    /// Says so when the store was moved elsewhere (`migrate-to`, from a
-    /// file or from PostgreSQL): what it holds is the state at the move, and
-    /// the agent writes there.
-    pub(crate) fn note_moved(&self, store: &dyn hermes_state::SessionStore) {
-        let Ok(Some(target)) = store.get_meta(hermes_state::SUPERSEDED_BY) else {
-            return;
-        };
-        // Shown as parsed and redacted: an older release wrote some URLs
-        // into the marker with their password.
-        let target = hermes_state::StoreLocation::redact_text(&target);
-        let holder = if store.as_sqlite().is_some() {
-            "this file"
-        } else {
-            "this PostgreSQL store"
-        };
-        let when = store
-            .get_meta(hermes_state::SUPERSEDED_AT)
-            .ok()
-            .flatten()
-            .and_then(|at| at.parse::<f64>().ok())
-            .map(|at| format!(" on {}", crate::output::datetime(at)))
-            .unwrap_or_default();
-        self.out.note(format!(
-            "note: this store was moved to {target}{when}; {holder} holds it as it was then"
-        ));
-    }
-
-    /// Refuses a writing command on a store that was moved elsewhere,
-    /// before anything is written (no upgrade either): its writes belong to
-    /// the store it moved to, and writing here would make two copies that
-    /// drift apart. `--write-moved` writes all the same, with the note.
-    pub(crate) fn refuse_moved(&self, store: &dyn hermes_state::SessionStore) -> CliResult {
-        let moved = store
-            .get_meta(hermes_state::SUPERSEDED_BY)
-            .map_err(|e| self.fail(&e))?;
-        let Some(target) = moved else {
-            return Ok(());
-        };
-        if self.write_moved {
-            self.note_moved(store);
-            return Ok(());
-        }
-        let target = hermes_state::StoreLocation::redact_text(&target);
-        Err(CliError::usage(format!(
-            "`{}` writes, but this store was moved to {target}; writing here would make the two copies drift apart",
-            self.command
-        ))
-        .hint(format!(
-            "write to the new store (--database-url {target}), or pass --write-moved to write to this copy anyway"
-        )))
-    }
-
     /// A failed open: "cannot open PATH: …", except for a store too new to
     /// write, which is not about opening but about this command writing.
-    fn open_failed(&self, error: &hermes_state::Error) -> CliError {
+    pub(super) fn open_failed(&self, error: &hermes_state::Error) -> CliError {
         if error.kind() == hermes_state::ErrorKind::SchemaTooNew {
             return self.fail(error);
         }
@@ -195,7 +89,7 @@ impl Context {
     /// Classifies a read-only handle's file (reading only the schema):
     /// a file that is not a database, another application's SQLite file, or
     /// an empty file is an error, never an empty answer of the command.
-    fn refuse_non_store(&self, db: &SessionDb) -> CliResult {
+    pub(super) fn refuse_non_store(&self, db: &SessionDb) -> CliResult {
         let shape = db.store_shape().map_err(|e| self.open_failed(&e))?;
         match shape {
             FileShape::Store(_) => Ok(()),
@@ -266,7 +160,7 @@ impl Context {
     /// After a command that let the library upgrade the file at its first
     /// write (`import`, which validates before writing): tells what the
     /// upgrade did, if one ran.
-    pub fn tell_upgrade(&self, store: &dyn hermes_state::SessionStore) {
+    pub fn tell_upgrade(&self, store: &dyn SessionStore) {
         let report = store.as_sqlite().and_then(SessionDb::open_report);
         if let Some(change) = report.filter(|r| !r.created).and_then(upgrade_summary) {
             self.out
@@ -277,7 +171,7 @@ impl Context {
     /// Tells (stderr) what the open did: with `-v` always, otherwise only
     /// when it created the file (an upgrade is told by
     /// [`Context::start_writing`]).
-    fn describe_open(&self, db: &SessionDb, existed: bool) {
+    pub(super) fn describe_open(&self, db: &SessionDb, existed: bool) {
         if db.is_read_only() {
             self.out
                 .verbose(format!("opened {} read-only", self.path.display()));
@@ -302,32 +196,6 @@ impl Context {
                 self.path.display()
             )),
         }
-    }
-
-    /// A library error while doing something on this store.
-    pub fn fail(&self, error: &hermes_state::Error) -> CliError {
-        CliError::store(self.command, &self.path, error)
-    }
-
-    /// "session X does not exist" for this store.
-    pub fn unknown_session(&self, id: &str) -> CliError {
-        CliError::failed(format!(
-            "{}: session {id:?} does not exist in {}",
-            self.command,
-            self.path.display()
-        ))
-        .hint("list sessions with `hermes-state sessions list`")
-    }
-
-    /// Fails with "session does not exist" unless it does.
-    pub fn require_session(
-        &self,
-        db: &dyn hermes_state::SessionStore,
-        id: &str,
-    ) -> CliResult<hermes_state::Session> {
-        db.get_session(id)
-            .map_err(|e| self.fail(&e))?
-            .ok_or_else(|| self.unknown_session(id))
     }
 }
 
@@ -354,12 +222,4 @@ pub fn upgrade_summary(report: &OpenReport) -> Option<String> {
         parts.push("CJK index rebuilt".to_owned());
     }
     (!parts.is_empty()).then(|| parts.join(", "))
-}
-
-/// The default store path: `$HERMES_HOME/state.db`, else `~/.hermes/state.db`.
-pub fn default_path() -> CliResult<PathBuf> {
-    hermes_state::paths::default_db_path().map_err(|e| {
-        CliError::failed(format!("cannot find the default store: {e}"))
-            .hint("pass --db PATH or set HERMES_HOME")
-    })
 }
