@@ -96,9 +96,11 @@ pub struct BatchLimits {
 
 /// Where an import writes: a store, in transactions.
 ///
-/// The rules of writing (`docs/EXPORT-FORMAT.md`, "Import", 3–4: existing
-/// sessions, parents, titles, message ids) are the backend's to apply in
-/// [`ImportSink::write`], since they read the store inside the transaction.
+/// [`ImportSink::write`] applies the rules of writing with [`write_rows`]
+/// over its transaction's [`ImportWriter`], since they read the store
+/// inside the transaction; how rows are cut into transactions, and what a
+/// failure leaves, is the backend's (SQLite's one write lock wants short
+/// ones; PostgreSQL writes a file all or nothing).
 pub trait ImportSink {
     /// Called once the header is accepted, before any row: refuses a store
     /// that cannot be written ([`Error::ReadOnly`]) and names the columns
