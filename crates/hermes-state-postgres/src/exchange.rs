@@ -119,10 +119,11 @@ impl ImportSink for PgSink<'_> {
         if self.0.is_read_only() {
             return Err(Error::ReadOnly("importing sessions".to_owned()));
         }
-        Ok(TargetColumns::from_names(
-            self.0.table_columns("sessions")?,
-            self.0.table_columns("messages")?,
-        ))
+        let names = |table| Ok::<_, Error>(self.0.table_columns(table)?.into_iter().collect());
+        Ok(TargetColumns {
+            sessions: names("sessions")?,
+            messages: names("messages")?,
+        })
     }
 
     fn batch_limits(&self) -> Option<BatchLimits> {

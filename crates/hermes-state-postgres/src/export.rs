@@ -33,11 +33,8 @@ use crate::rows::{
 /// Session rows fetched from the cursor at a time.
 pub const SESSION_BATCH: i32 = 256;
 
-/// The JSONL export's order (`docs/EXPORT-FORMAT.md`): parents before
-/// children, by depth in the lineage forest (roots, and sessions whose
-/// parent is missing, first), then `started_at`, then id; sessions on a
-/// parent cycle are never reached from a root and come last. The SQLite
-/// export's query, in PostgreSQL's words.
+/// The JSONL order ([`ExportSource::session_rows`]): the SQLite export's
+/// query, in PostgreSQL's words.
 const SESSIONS_IN_LINEAGE_ORDER: &str = "WITH RECURSIVE lineage(id, depth) AS (
     SELECT s.id, 0 FROM sessions s
     WHERE s.parent_session_id IS NULL

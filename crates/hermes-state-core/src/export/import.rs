@@ -24,19 +24,6 @@ pub struct TargetColumns {
     pub messages: HashSet<String>,
 }
 
-impl TargetColumns {
-    /// The two tables' column names.
-    pub fn from_names(
-        sessions: impl IntoIterator<Item = String>,
-        messages: impl IntoIterator<Item = String>,
-    ) -> Self {
-        TargetColumns {
-            sessions: sessions.into_iter().collect(),
-            messages: messages.into_iter().collect(),
-        }
-    }
-}
-
 /// One data line, checked, as the rows a store writes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ImportRow {

@@ -111,6 +111,10 @@ impl<W: Write> LineWriter<W> {
 
 /// The keys of a table's columns in a line, and which column is decoded content
 /// (written decoded where that is lossless: [`stored::content_to_json`]).
+///
+/// A column's key is its name, or `$` + its name when the name is `type` or
+/// starts with `$`: `"type"` is always the line's type, and a key starting
+/// with `$` always names a column in the plain SQL encoding.
 #[derive(Debug, Clone)]
 pub struct LineColumns {
     keys: Vec<String>,
@@ -124,7 +128,17 @@ impl LineColumns {
         let names: Vec<&str> = names.into_iter().collect();
         LineColumns {
             content: content.and_then(|c| names.iter().position(|n| *n == c)),
-            keys: names.into_iter().map(column_key).collect(),
+            keys: names
+                .into_iter()
+                .map(|name| {
+                    let escaped = name == "type" || name.starts_with('$');
+                    if escaped {
+                        format!("${name}")
+                    } else {
+                        name.to_owned()
+                    }
+                })
+                .collect(),
         }
     }
 
@@ -148,17 +162,6 @@ impl LineColumns {
             }
         }
         line
-    }
-}
-
-/// A column's key: its name, or `$` + its name when the name is `type` or
-/// starts with `$` (keys starting with `$` always name a column in the plain
-/// SQL encoding).
-pub fn column_key(name: &str) -> String {
-    if name == "type" || name.starts_with('$') {
-        format!("${name}")
-    } else {
-        name.to_owned()
     }
 }
 

@@ -22,8 +22,7 @@ pub use import::{
     import_jsonl, write_rows,
 };
 pub use lines::{
-    JsonLines, LineColumns, LineWriter, RawLine, StreamError, check_header, column_key,
-    header_line, invalid,
+    JsonLines, LineColumns, LineWriter, RawLine, StreamError, check_header, header_line, invalid,
 };
 pub use plain::{Cell, content_to_sql, json_to_sql, sql_to_json};
 pub use source::{

@@ -24,9 +24,12 @@ struct Recorder {
 
 impl Recorder {
     fn with_columns(sessions: &[&str], messages: &[&str]) -> Self {
-        let names = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+        let names = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect();
         Recorder {
-            columns: TargetColumns::from_names(names(sessions), names(messages)),
+            columns: TargetColumns {
+                sessions: names(sessions),
+                messages: names(messages),
+            },
             ..Recorder::default()
         }
     }

@@ -48,16 +48,14 @@ impl ImportSink for SqliteSink<'_> {
             return Err(Error::ReadOnly("importing sessions".to_owned()));
         }
         self.db.read(|conn| {
-            let names = |table: &str| -> Result<Vec<String>> {
-                Ok(hermes_state_schema::reconcile::live_columns(conn, table)?
-                    .into_iter()
-                    .map(|c| c.name)
-                    .collect())
+            let names = |table: &str| -> Result<_> {
+                let columns = hermes_state_schema::reconcile::live_columns(conn, table)?;
+                Ok(columns.into_iter().map(|c| c.name).collect())
             };
-            Ok(TargetColumns::from_names(
-                names("sessions")?,
-                names("messages")?,
-            ))
+            Ok(TargetColumns {
+                sessions: names("sessions")?,
+                messages: names("messages")?,
+            })
         })
     }
 

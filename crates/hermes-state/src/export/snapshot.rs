@@ -15,10 +15,8 @@ use serde_json::Value;
 
 use crate::error::{Result, WriteContext};
 
-/// The selected sessions, parents before children: by depth in the lineage
-/// forest (roots, and sessions whose parent is missing, first), then
-/// `started_at`, then id. Sessions on a parent cycle (damaged files) are never
-/// reached from a root and come last. `UNION` keeps the recursion finite.
+/// The JSONL order ([`ExportSource::session_rows`]): parents first. `UNION`
+/// keeps the recursion finite on a parent cycle (damaged files).
 const SESSIONS_IN_LINEAGE_ORDER: &str = "WITH RECURSIVE lineage(id, depth) AS (
     SELECT s.id, 0 FROM sessions s
     WHERE s.parent_session_id IS NULL
