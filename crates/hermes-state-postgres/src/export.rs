@@ -6,14 +6,17 @@
 //! long it runs and whoever writes meanwhile. Sessions come through a
 //! server-side cursor (a portal, fetched [`SESSION_BATCH`] rows at a
 //! time), and each session's messages as a row stream, so memory holds a
-//! batch of session rows and one message, never the store. The lines
-//! themselves are written by the facade, from values in SQLite's storage
-//! classes ([`StoredValue`]), with the same code as the SQLite export, so
-//! both backends write the same bytes.
+//! batch of session rows and one message, never the store. The snapshot is
+//! the contract's [`ExportSource`]: the lines and shapes themselves are
+//! written by the contract crate, from values in SQLite's storage classes
+//! ([`StoredValue`]), with the same code as the SQLite export, so both
+//! backends write the same bytes.
 
 use std::ops::ControlFlow;
 
-use hermes_state_types::stored::StoredValue;
+use hermes_state_core::export::{ExportSource, SessionExport};
+use hermes_state_core::{Error, Result};
+use hermes_state_types::stored::{StoredValue, StoredValueRef};
 use hermes_state_types::{Message, SCHEMA_VERSION, Session};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::types::{ToSql, Type};
@@ -21,7 +24,7 @@ use postgres::{Row, Transaction};
 
 use crate::PgStore;
 use crate::content;
-use crate::error::{Context, PgError, Result};
+use crate::error::{Context, PgError};
 use crate::rich_listing::LAST_ACTIVE;
 use crate::rows::{
     MESSAGE_COLUMNS, SESSION_COLUMNS, message_from_row, select_list, session_from_row,
@@ -30,11 +33,8 @@ use crate::rows::{
 /// Session rows fetched from the cursor at a time.
 pub const SESSION_BATCH: i32 = 256;
 
-/// The JSONL export's order (`docs/EXPORT-FORMAT.md`): parents before
-/// children, by depth in the lineage forest (roots, and sessions whose
-/// parent is missing, first), then `started_at`, then id; sessions on a
-/// parent cycle are never reached from a root and come last. The SQLite
-/// export's query, in PostgreSQL's words.
+/// The JSONL order ([`ExportSource::session_rows`]): the SQLite export's
+/// query, in PostgreSQL's words.
 const SESSIONS_IN_LINEAGE_ORDER: &str = "WITH RECURSIVE lineage(id, depth) AS (
     SELECT s.id, 0 FROM sessions s
     WHERE s.parent_session_id IS NULL
@@ -81,9 +81,9 @@ impl PgStore {
     }
 }
 
-impl ExportSnapshot<'_, '_> {
+impl ExportSource for ExportSnapshot<'_, '_> {
     /// The SQLite schema version the data model matches (`schema_version`).
-    pub fn schema_version(&mut self) -> Result<i64> {
+    fn schema_version(&mut self) -> Result<i64> {
         Ok(self
             .tx
             .query_one("SELECT MAX(version)::BIGINT FROM schema_version", &[])
@@ -92,49 +92,51 @@ impl ExportSnapshot<'_, '_> {
             .unwrap_or(SCHEMA_VERSION))
     }
 
-    /// Calls `each` with the selected sessions' rows in the JSONL export's
-    /// order, every column of [`SESSION_COLUMNS`] in SQLite's storage
-    /// classes. `source` (when `Some`) and `ids` (when `Some`: only these)
-    /// select. `each` gets the snapshot back, to read the session's
-    /// messages before the next row.
-    pub fn sessions_in_lineage_order<E: From<PgError>>(
+    fn row_columns(&mut self) -> Result<(Vec<String>, Vec<String>)> {
+        let names = |columns: &[&str]| columns.iter().map(|c| (*c).to_owned()).collect();
+        Ok((names(&SESSION_COLUMNS), names(&MESSAGE_COLUMNS)))
+    }
+
+    /// Every column of [`SESSION_COLUMNS`] in SQLite's storage classes.
+    fn session_rows(
         &mut self,
         source: Option<&str>,
         ids: Option<&[String]>,
-        mut each: impl FnMut(&mut Self, Vec<StoredValue>) -> std::result::Result<(), E>,
-    ) -> std::result::Result<(), E> {
+        each: &mut dyn FnMut(&mut Self, &[StoredValueRef<'_>]) -> Result<()>,
+    ) -> Result<()> {
         let sql =
             SESSIONS_IN_LINEAGE_ORDER.replace("{columns}", &select_list("s", &SESSION_COLUMNS));
         let ids = ids.map(<[String]>::to_vec);
         self.for_each_in_cursor(&sql, &[&source, &ids], |snapshot, row| {
-            each(snapshot, stored_row(row, None))?;
+            let row = stored_row(row, None);
+            each(
+                snapshot,
+                &row.iter().map(StoredValue::as_ref).collect::<Vec<_>>(),
+            )?;
             Ok(ControlFlow::Continue(()))
         })
     }
 
-    /// Calls `each` with the sessions `export_all` returns (`api.md` §11.2:
-    /// of `source` when `Some`, newest activity first, at most 100 000) and
-    /// their last activity. `each` returning `Break` stops the walk.
-    pub fn sessions_by_last_active<E: From<PgError>>(
+    fn sessions_by_last_active(
         &mut self,
         source: Option<&str>,
-        mut each: impl FnMut(&mut Self, Session, f64) -> std::result::Result<ControlFlow<()>, E>,
-    ) -> std::result::Result<(), E> {
+        each: &mut dyn FnMut(&mut Self, SessionExport) -> Result<ControlFlow<()>>,
+    ) -> Result<()> {
         let sql = SESSIONS_BY_LAST_ACTIVE
             .replace("{columns}", &select_list("s", &SESSION_COLUMNS))
             .replace("{last_active}", LAST_ACTIVE);
         self.for_each_in_cursor(&sql, &[&source], |snapshot, row| {
             let last_active: Option<f64> = row.get("last_active");
-            each(
-                snapshot,
-                session_from_row(row),
-                last_active.unwrap_or_default(),
-            )
+            let export = SessionExport {
+                session: session_from_row(row),
+                last_active: Some(last_active.unwrap_or_default()),
+                messages: Vec::new(),
+            };
+            each(snapshot, export)
         })
     }
 
-    /// One session, `None` when unknown.
-    pub fn session(&mut self, session_id: &str) -> Result<Option<Session>> {
+    fn session(&mut self, session_id: &str) -> Result<Option<Session>> {
         let sql = format!(
             "SELECT {} FROM sessions s WHERE s.id = $1",
             select_list("s", &SESSION_COLUMNS)
@@ -147,14 +149,19 @@ impl ExportSnapshot<'_, '_> {
             .map(session_from_row))
     }
 
-    /// Calls `each` with every message row of a session (inactive ones
-    /// too) in id order, every column of [`MESSAGE_COLUMNS`] in SQLite's
-    /// storage classes (`content` as SQLite holds it). Streamed.
-    pub fn message_rows<E: From<PgError>>(
+    /// Every column of [`MESSAGE_COLUMNS`] in SQLite's storage classes
+    /// (`content` as SQLite holds it). A session id is always text here.
+    fn message_rows(
         &mut self,
-        session_id: &str,
-        mut each: impl FnMut(Vec<StoredValue>) -> std::result::Result<(), E>,
-    ) -> std::result::Result<(), E> {
+        session_id: StoredValueRef<'_>,
+        each: &mut dyn FnMut(&[StoredValueRef<'_>]) -> Result<()>,
+    ) -> Result<()> {
+        let StoredValueRef::Text(session_id) = session_id else {
+            return Err(Error::InvalidInput(
+                "a session without a text id".to_owned(),
+            ));
+        };
+        let session_id = String::from_utf8_lossy(session_id);
         let sql = format!(
             "SELECT {} FROM messages m WHERE m.session_id = $1 ORDER BY m.id",
             select_list("m", &MESSAGE_COLUMNS)
@@ -162,16 +169,16 @@ impl ExportSnapshot<'_, '_> {
         let content_at = MESSAGE_COLUMNS.iter().position(|c| *c == "content");
         let mut rows = self
             .tx
-            .query_raw(&sql, [session_id])
+            .query_raw(&sql, [&*session_id])
             .context("reading messages to export")?;
         while let Some(row) = rows.next().context("reading messages to export")? {
-            each(stored_row(&row, content_at))?;
+            let row = stored_row(&row, content_at);
+            each(&row.iter().map(StoredValue::as_ref).collect::<Vec<_>>())?;
         }
         Ok(())
     }
 
-    /// The number of messages [`ExportSnapshot::messages`] hands over.
-    pub fn count_messages(&mut self, session_id: &str, include_inactive: bool) -> Result<u64> {
+    fn count_messages(&mut self, session_id: &str, include_inactive: bool) -> Result<u64> {
         let count: i64 = self
             .tx
             .query_one(
@@ -183,15 +190,12 @@ impl ExportSnapshot<'_, '_> {
         Ok(u64::try_from(count).unwrap_or_default())
     }
 
-    /// Calls `each` with a session's messages (the active ones, all with
-    /// `include_inactive`) in id order, decoded as `get_messages` returns
-    /// them, one at a time; `Break` stops. Returns how many were handed over.
-    pub fn messages<E: From<PgError>>(
+    fn messages(
         &mut self,
         session_id: &str,
         include_inactive: bool,
-        mut each: impl FnMut(Message) -> std::result::Result<ControlFlow<()>, E>,
-    ) -> std::result::Result<u64, E> {
+        each: &mut dyn FnMut(Message) -> ControlFlow<()>,
+    ) -> Result<u64> {
         let sql = format!(
             "SELECT {} FROM messages m WHERE m.session_id = $1 AND ($2 OR m.active = 1) ORDER BY m.id",
             select_list("m", &MESSAGE_COLUMNS)
@@ -204,23 +208,25 @@ impl ExportSnapshot<'_, '_> {
         let mut handed = 0;
         while let Some(row) = rows.next().context("reading messages to export")? {
             handed += 1;
-            if each(message_from_row(&row))?.is_break() {
+            if each(message_from_row(&row)).is_break() {
                 break;
             }
         }
         Ok(handed)
     }
+}
 
+impl ExportSnapshot<'_, '_> {
     /// Runs `sql` as a server-side cursor and calls `each` with its rows,
     /// [`SESSION_BATCH`] fetched at a time; between rows the snapshot is
     /// free for other statements (the cursor is a named portal). `Break`
     /// stops the walk.
-    fn for_each_in_cursor<E: From<PgError>>(
+    fn for_each_in_cursor(
         &mut self,
         sql: &str,
         params: &[&(dyn ToSql + Sync)],
-        mut each: impl FnMut(&mut Self, &Row) -> std::result::Result<ControlFlow<()>, E>,
-    ) -> std::result::Result<(), E> {
+        mut each: impl FnMut(&mut Self, &Row) -> Result<ControlFlow<()>>,
+    ) -> Result<()> {
         let portal = self
             .tx
             .bind(sql, params)

@@ -1,26 +1,24 @@
 //! Writing an import of the JSONL export (`docs/EXPORT-FORMAT.md`) in one
-//! transaction, by the SQLite import's rules.
+//! transaction, by the format's rules.
 //!
-//! The facade reads and checks the file and hands over its rows, values in
-//! SQLite's storage classes ([`ImportRow`]); here they are written all or
-//! nothing: one write transaction for the whole file, so a failure leaves
-//! the store as it was. The rules are the SQLite import's
-//! (`SessionDb::import_jsonl`): an existing session is skipped (or, with
-//! `overwrite`, replaced: its row updated, its messages deleted and
-//! written again); every exported column is kept, counters included; a
-//! message keeps its id while that id is free and above the session's
-//! previous one, and from the first taken id on the session's further
-//! messages get new ids (so its order is kept); a missing parent, or one
-//! that would close a cycle, is dropped (`orphaned`); a title another
-//! session holds is dropped (`title_conflicts`). The message id sequence
-//! is kept past every kept id, so later appends never collide.
+//! The contract crate reads and checks the file and hands over its rows,
+//! values in SQLite's storage classes ([`ImportRow`]); here they are
+//! written all or nothing: one write transaction for the whole file, so a
+//! failure leaves the store as it was. The rules (existing sessions,
+//! parents, titles, message ids) are the contract's
+//! ([`write_rows`]) over this module's statements ([`ImportWriter`]);
+//! the message id sequence is moved past every kept id, so later appends
+//! never collide.
 //!
 //! `session_list`: `import_sessions` of the original's export shape, also
 //! in one transaction.
 
 use std::collections::{HashMap, HashSet};
 
-use hermes_state_types::stored::StoredValue;
+use hermes_state_core::export::{
+    Cell, ImportCursor, ImportOutcome, ImportRow, ImportWriter, write_rows,
+};
+use hermes_state_types::stored::{StoredValue, StoredValueRef};
 use postgres::types::ToSql;
 use postgres::{Statement, Transaction};
 
@@ -30,60 +28,6 @@ use crate::copy::{Column, ColumnKind, columns, param};
 use crate::error::{Context, PgError, Result};
 
 mod session_list;
-
-pub use session_list::{ListOutcome, ListedRow, ListedSession};
-
-/// One row of an import, in file order: a session, then its messages.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ImportRow {
-    /// A session line: its id and every column the store has (`id` included).
-    Session {
-        /// The session's id.
-        id: String,
-        /// `(column, value)` pairs.
-        values: Vec<(String, StoredValue)>,
-    },
-    /// A message line of the session before it.
-    Message {
-        /// The exported id, kept when free.
-        id: Option<i64>,
-        /// Every other column the store has.
-        values: Vec<(String, StoredValue)>,
-    },
-}
-
-/// What [`PgStore::import_rows`] did (the facade's `ImportReport` without
-/// the columns it dropped while reading).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ImportOutcome {
-    /// Sessions written (new and replaced).
-    pub imported: u64,
-    /// Existing sessions replaced.
-    pub replaced: Vec<String>,
-    /// Existing sessions left untouched, their messages skipped.
-    pub skipped: Vec<String>,
-    /// Messages written.
-    pub messages: u64,
-    /// Messages written under a new id because theirs was taken.
-    pub renumbered: u64,
-    /// Sessions written without their missing (or cycle-closing) parent.
-    pub orphaned: Vec<String>,
-    /// `(session, title)` written untitled because the title is taken.
-    pub title_conflicts: Vec<(String, String)>,
-}
-
-/// Where the walk through the rows stands.
-enum Cursor {
-    Idle,
-    /// The session exists and is kept: its messages are skipped.
-    Skipping,
-    /// The session was written; its messages follow.
-    Writing {
-        /// Still inserting the exported ids.
-        explicit_ids: bool,
-        last_id: i64,
-    },
-}
 
 impl PgStore {
     /// The columns of a table of this store that an import may write (the
@@ -108,122 +52,62 @@ impl PgStore {
             let mut import = Import {
                 sessions: columns(tx, &schema, "sessions")?,
                 messages: columns(tx, &schema, "messages")?,
+                tx,
                 statements: HashMap::new(),
                 sequence_behind: false,
-                outcome: ImportOutcome::default(),
             };
-            let mut cursor = Cursor::Idle;
-            for (index, row) in rows.iter().enumerate() {
-                import.apply(tx, index, row, overwrite, &mut cursor)?;
-            }
-            import.sync_sequence(tx)?;
-            Ok(import.outcome)
+            let outcome = write_rows(&mut import, rows, overwrite, &mut ImportCursor::Idle)?;
+            import.sync_sequence()?;
+            Ok(outcome)
         })
     }
 }
 
-struct Import {
+/// The import's transaction, with the tables' columns and the statements
+/// prepared on it.
+struct Import<'a, 't> {
+    tx: &'a mut Transaction<'t>,
     sessions: Vec<Column>,
     messages: Vec<Column>,
     statements: HashMap<String, Statement>,
     /// A kept id may be at or past the sequence's next value.
     sequence_behind: bool,
-    outcome: ImportOutcome,
 }
 
-impl Import {
-    fn apply(
-        &mut self,
-        tx: &mut Transaction<'_>,
-        index: usize,
-        row: &ImportRow,
-        overwrite: bool,
-        cursor: &mut Cursor,
-    ) -> Result<()> {
-        match row {
-            ImportRow::Session { id, values } => {
-                let exists = session_exists(tx, id)?;
-                if exists && !overwrite {
-                    self.outcome.skipped.push(id.clone());
-                    *cursor = Cursor::Skipping;
-                    return Ok(());
-                }
-                if exists {
-                    tx.execute("DELETE FROM messages WHERE session_id = $1", &[id])
-                        .context("replacing a session's messages")?;
-                    self.outcome.replaced.push(id.clone());
-                }
-                let mut values = values.clone();
-                for (column, value) in &mut values {
-                    match (column.as_str(), &*value) {
-                        ("parent_session_id", StoredValue::Text(parent))
-                            if !session_exists(tx, parent)? || closes_cycle(tx, id, parent)? =>
-                        {
-                            *value = StoredValue::Null;
-                            self.outcome.orphaned.push(id.clone());
-                        }
-                        ("title", StoredValue::Text(title)) if title_taken(tx, title, id)? => {
-                            self.outcome
-                                .title_conflicts
-                                .push((id.clone(), title.clone()));
-                            *value = StoredValue::Null;
-                        }
-                        _ => {}
-                    }
-                }
-                self.upsert_session(tx, index, id, &values)?;
-                self.outcome.imported += 1;
-                *cursor = Cursor::Writing {
-                    explicit_ids: true,
-                    last_id: i64::MIN,
-                };
-                Ok(())
-            }
-            ImportRow::Message { id, values } => {
-                let Cursor::Writing {
-                    explicit_ids,
-                    last_id,
-                } = cursor
-                else {
-                    return Ok(());
-                };
-                // Under its own id while that id is free and keeps the order
-                // (one statement: a taken id inserts nothing), else a new one.
-                let kept = match id {
-                    Some(id) if *explicit_ids && *id > *last_id => {
-                        self.insert_message(tx, index, Some(*id), values)?
-                    }
-                    _ => None,
-                };
-                *last_id = match kept {
-                    Some(kept) => kept,
-                    None => {
-                        *explicit_ids = false;
-                        if id.is_some() {
-                            self.outcome.renumbered += 1;
-                        }
-                        self.insert_message(tx, index, None, values)?
-                            .ok_or_else(|| {
-                                PgError::InvalidInput("a message was not inserted".into())
-                            })?
-                    }
-                };
-                self.outcome.messages += 1;
-                Ok(())
-            }
+impl ImportWriter for Import<'_, '_> {
+    type Error = PgError;
+
+    fn session_exists(&mut self, id: StoredValueRef<'_>) -> Result<bool> {
+        match id.to_text_lossy() {
+            Some(id) => session_exists(self.tx, &id),
+            None => Ok(false),
         }
     }
 
+    fn parent_of(&mut self, id: &str) -> Result<Option<String>> {
+        let sql = "SELECT parent_session_id FROM sessions WHERE id = $1";
+        let row = self.tx.query_opt(sql, &[&id]);
+        Ok(row.context("following parents")?.and_then(|row| row.get(0)))
+    }
+
+    fn title_taken(&mut self, title: &str, id: &str) -> Result<bool> {
+        let sql = "SELECT EXISTS(SELECT 1 FROM sessions WHERE title = $1 AND id <> $2)";
+        let row = self.tx.query_one(sql, &[&title, &id]);
+        Ok(row.context("checking a title")?.get(0))
+    }
+
+    fn delete_messages(&mut self, session_id: &str) -> Result<()> {
+        let sql = "DELETE FROM messages WHERE session_id = $1";
+        self.tx
+            .execute(sql, &[&session_id])
+            .context("replacing a session's messages")?;
+        Ok(())
+    }
+
     /// `INSERT … ON CONFLICT (id) DO UPDATE` of every given column.
-    fn upsert_session(
-        &mut self,
-        tx: &mut Transaction<'_>,
-        index: usize,
-        id: &str,
-        values: &[(String, StoredValue)],
-    ) -> Result<()> {
-        let what = || format!("import row {}: session {id:?}", index + 1);
-        let (names, params) = bind(&self.sessions, values, &what)?;
+    fn upsert_session(&mut self, line: u64, values: &[(String, Cell)]) -> Result<()> {
+        let what = || format!("export line {line}: a session");
+        let (names, params) = bind(&self.sessions, stored(values, &what)?, &what)?;
         let updates: Vec<String> = names
             .iter()
             .filter(|name| *name != "id")
@@ -239,31 +123,42 @@ impl Import {
             names.join(", "),
             placeholders(names.len())
         );
-        let statement = self.statement(tx, &sql)?;
+        let statement = self.statement(&sql)?;
         let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref()).collect();
-        tx.execute(&statement, &refs)
+        self.tx
+            .execute(&statement, &refs)
             .context(&format!("importing {}", what()))?;
         Ok(())
     }
 
-    /// Inserts a message (under `id` when given and free); returns its id,
-    /// `None` when `id` was taken (and nothing was inserted).
-    fn insert_message(
+    fn insert_message_as(&mut self, line: u64, id: i64, values: &[(String, Cell)]) -> Result<bool> {
+        Ok(self.insert(line, Some(id), values)?.is_some())
+    }
+
+    fn insert_message(&mut self, line: u64, values: &[(String, Cell)]) -> Result<i64> {
+        self.insert(line, None, values)?
+            .ok_or_else(|| PgError::InvalidInput("a message was not inserted".into()))
+    }
+}
+
+impl Import<'_, '_> {
+    /// Inserts a message (under `id` when given and free; one statement: a
+    /// taken id inserts nothing); returns its id, `None` when `id` was taken.
+    fn insert(
         &mut self,
-        tx: &mut Transaction<'_>,
-        index: usize,
+        line: u64,
         id: Option<i64>,
-        values: &[(String, StoredValue)],
+        values: &[(String, Cell)],
     ) -> Result<Option<i64>> {
-        let what = || format!("import row {}: a message", index + 1);
-        let (mut names, mut params) = bind(&self.messages, values, &what)?;
+        let what = || format!("export line {line}: a message");
+        let (mut names, mut params) = bind(&self.messages, stored(values, &what)?, &what)?;
         match id {
             Some(id) => {
                 names.push("id".to_owned());
                 params.push(Box::new(id));
                 self.sequence_behind = true;
             }
-            None => self.sync_sequence(tx)?,
+            None => self.sync_sequence()?,
         }
         let on_conflict = if id.is_some() {
             " ON CONFLICT (id) DO NOTHING"
@@ -275,9 +170,10 @@ impl Import {
             names.join(", "),
             placeholders(names.len())
         );
-        let statement = self.statement(tx, &sql)?;
+        let statement = self.statement(&sql)?;
         let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref()).collect();
-        Ok(tx
+        Ok(self
+            .tx
             .query_opt(&statement, &refs)
             .context(&format!("importing {}", what()))?
             .map(|row| row.get(0)))
@@ -285,25 +181,29 @@ impl Import {
 
     /// Moves the message id sequence past the highest id after ids were
     /// kept, never back.
-    fn sync_sequence(&mut self, tx: &mut Transaction<'_>) -> Result<()> {
+    fn sync_sequence(&mut self) -> Result<()> {
         if !std::mem::take(&mut self.sequence_behind) {
             return Ok(());
         }
-        tx.execute(
-            "SELECT setval(s, GREATEST((SELECT max(id) FROM messages), \
+        self.tx
+            .execute(
+                "SELECT setval(s, GREATEST((SELECT max(id) FROM messages), \
              pg_sequence_last_value(s::regclass)), true) \
              FROM pg_get_serial_sequence('messages', 'id') AS s",
-            &[],
-        )
-        .context("moving the message id sequence")?;
+                &[],
+            )
+            .context("moving the message id sequence")?;
         Ok(())
     }
 
-    fn statement(&mut self, tx: &mut Transaction<'_>, sql: &str) -> Result<Statement> {
+    fn statement(&mut self, sql: &str) -> Result<Statement> {
         if let Some(statement) = self.statements.get(sql) {
             return Ok(statement.clone());
         }
-        let statement = tx.prepare(sql).context("preparing an import statement")?;
+        let statement = self
+            .tx
+            .prepare(sql)
+            .context("preparing an import statement")?;
         self.statements.insert(sql.to_owned(), statement.clone());
         Ok(statement)
     }
@@ -313,22 +213,22 @@ type Params = Vec<Box<dyn ToSql + Sync>>;
 
 /// The quoted column names and parameters of `values`, each converted for
 /// its column's type.
-fn bind(
+fn bind<'v>(
     table: &[Column],
-    values: &[(String, StoredValue)],
+    values: impl IntoIterator<Item = (&'v str, &'v StoredValue)>,
     what: &dyn Fn() -> String,
 ) -> Result<(Vec<String>, Params)> {
-    let mut names = Vec::with_capacity(values.len());
-    let mut params: Params = Vec::with_capacity(values.len());
+    let mut names = Vec::new();
+    let mut params: Params = Vec::new();
     let mut seen = HashSet::new();
     for (name, value) in values {
-        let Some(column) = table.iter().find(|c| &c.name == name) else {
+        let Some(column) = table.iter().find(|c| c.name == name) else {
             return Err(PgError::InvalidInput(format!(
                 "{}: the store has no column {name:?}",
                 what()
             )));
         };
-        if !seen.insert(name.as_str()) {
+        if !seen.insert(name) {
             return Err(PgError::InvalidInput(format!(
                 "{}: column {name:?} given twice",
                 what()
@@ -349,6 +249,24 @@ fn bind(
     Ok((names, params))
 }
 
+/// An import row's values as stored values: text that is not UTF-8 (which
+/// a damaged SQLite file may hold) has no PostgreSQL form.
+fn stored<'v>(
+    values: &'v [(String, Cell)],
+    what: &dyn Fn() -> String,
+) -> Result<Vec<(&'v str, &'v StoredValue)>> {
+    values
+        .iter()
+        .map(|(name, cell)| match cell {
+            Cell::Stored(value) => Ok((name.as_str(), value)),
+            Cell::RawText(_) => Err(PgError::InvalidInput(format!(
+                "{}, column {name}: text that is not UTF-8 cannot be stored on PostgreSQL",
+                what()
+            ))),
+        })
+        .collect()
+}
+
 fn placeholders(n: usize) -> String {
     (1..=n)
         .map(|i| format!("${i}"))
@@ -364,37 +282,4 @@ fn session_exists(tx: &mut Transaction<'_>, id: &str) -> Result<bool> {
         )
         .context("checking a session")?
         .get(0))
-}
-
-fn title_taken(tx: &mut Transaction<'_>, title: &str, id: &str) -> Result<bool> {
-    Ok(tx
-        .query_one(
-            "SELECT EXISTS(SELECT 1 FROM sessions WHERE title = $1 AND id <> $2)",
-            &[&title, &id],
-        )
-        .context("checking a title")?
-        .get(0))
-}
-
-/// Whether linking `id` under `parent` would close a parent cycle: `id` is
-/// `parent` or one of its ancestors in the store.
-fn closes_cycle(tx: &mut Transaction<'_>, id: &str, parent: &str) -> Result<bool> {
-    let mut seen = HashSet::new();
-    let mut current = Some(parent.to_owned());
-    while let Some(node) = current {
-        if node == id {
-            return Ok(true);
-        }
-        if !seen.insert(node.clone()) {
-            return Ok(false);
-        }
-        current = tx
-            .query_opt(
-                "SELECT parent_session_id FROM sessions WHERE id = $1",
-                &[&node],
-            )
-            .context("following parents")?
-            .and_then(|row| row.get(0));
-    }
-    Ok(false)
 }

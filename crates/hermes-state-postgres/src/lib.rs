@@ -24,6 +24,7 @@ mod cron_runs;
 mod delegations;
 mod deletes;
 mod error;
+mod exchange;
 pub mod export;
 mod handoff;
 pub mod health;

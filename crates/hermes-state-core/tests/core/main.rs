@@ -4,6 +4,7 @@
 mod affinity;
 mod conversation;
 mod error;
+mod export_codec;
 mod fts5_syntax;
 mod import_links;
 mod sanitize;

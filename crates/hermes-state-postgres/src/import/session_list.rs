@@ -1,10 +1,14 @@
 //! `import_sessions` (`api.md` §11.2) on PostgreSQL: the original's export
 //! shape, validated and turned into the values the original writes by the
-//! facade, written here in one transaction as `SessionDb::import_sessions`
-//! writes them on SQLite.
+//! contract crate (`hermes_state_core::cleanup::plan_sessions_import`),
+//! written here in one transaction as `SessionDb::import_sessions` writes
+//! them on SQLite.
 
+use hermes_state_core::cleanup::{
+    MESSAGE_COLUMNS, Prepared, Row, SESSION_COLUMNS, SessionsImport, SessionsImportReport,
+    plan_sessions_import,
+};
 use hermes_state_core::import_links::{StoredLinks, plan_parent_links};
-use hermes_state_types::stored::StoredValue;
 use postgres::Transaction;
 use postgres::types::ToSql;
 
@@ -13,72 +17,45 @@ use crate::PgStore;
 use crate::copy::{Column, columns};
 use crate::error::{Context, PgError, Result};
 
-/// One session of an import of the original's export shape (`api.md`
-/// §11.2), prepared by the facade: the values the original writes, in
-/// SQLite's storage classes.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListedSession {
-    /// The session's id.
-    pub id: String,
-    /// The session's row (`id`, the counters and the reset live state
-    /// included; `parent_session_id` is linked afterwards).
-    pub row: ListedRow,
-    /// Its messages' rows in list order (`session_id` included), written
-    /// under new ids.
-    pub messages: Vec<ListedRow>,
-    /// The parent to link once every session is written, when it exists
-    /// and closes no cycle (`hermes_state_core::import_links`).
-    pub parent: Option<String>,
-}
-
-/// One row of a [`ListedSession`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListedRow {
-    /// The columns to write and their values.
-    pub values: Vec<(String, StoredValue)>,
-    /// Why the row cannot be written (a value the original cannot bind):
-    /// the import fails with this message ([`PgError::InvalidInput`]) when
-    /// it comes to this row (a skipped session never does).
-    pub refusal: Option<String>,
-}
-
-/// What [`PgStore::import_session_list`] did.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ListOutcome {
-    /// The sessions written, in payload order.
-    pub imported_ids: Vec<String>,
-    /// The sessions left out because the store has their id, in payload order.
-    pub skipped_ids: Vec<String>,
-    /// Written sessions whose parent is missing or would close a cycle.
-    pub detached: usize,
-}
-
 impl PgStore {
-    /// `import_sessions` (`api.md` §11.2) after the facade's validation, in
-    /// one transaction, as `SessionDb::import_sessions` writes: an existing
-    /// id is skipped; a new session's row and its messages are inserted with
-    /// the values given (a title another session holds fails the whole
-    /// import, as the unique index makes it); parents are linked last, by
+    /// `import_sessions` (`api.md` §11.2): restores the original's export
+    /// shape with the original's checks, in one transaction, as
+    /// `SessionDb::import_sessions` does: an existing id is skipped; a new
+    /// session's row and its messages are inserted with the original's
+    /// values (a title another session holds fails the whole import, as the
+    /// unique index makes it); parents are linked last, by
     /// `hermes_state_core::import_links`.
-    pub fn import_session_list(&self, sessions: &[ListedSession]) -> Result<ListOutcome> {
+    pub fn import_sessions(
+        &self,
+        sessions: &serde_json::Value,
+    ) -> hermes_state_core::Result<SessionsImportReport> {
+        match plan_sessions_import(sessions, self.now())? {
+            SessionsImport::Write(prepared) => Ok(self.write_session_list(&prepared)?),
+            SessionsImport::Refused(report) => Ok(report),
+        }
+    }
+
+    fn write_session_list(&self, sessions: &[Prepared]) -> Result<SessionsImportReport> {
         let schema = self.url().schema().to_owned();
         self.write("importing sessions", |tx| {
             let session_columns = columns(tx, &schema, "sessions")?;
             let message_columns = columns(tx, &schema, "messages")?;
-            let mut outcome = ListOutcome::default();
+            let (mut imported, mut skipped, mut detached) = (Vec::new(), Vec::new(), 0);
             let mut links = Vec::new();
             for (index, item) in sessions.iter().enumerate() {
                 if session_exists(tx, &item.id)? {
-                    outcome.skipped_ids.push(item.id.clone());
+                    skipped.push(item.id.clone());
                     continue;
                 }
                 let what = || format!("sessions[{index}] ({:?})", item.id);
-                insert(tx, "sessions", &session_columns, &item.row, &what)?;
+                let table = ("sessions", &session_columns[..], &SESSION_COLUMNS[..]);
+                insert(tx, table, &item.session, &what)?;
                 for (at, message) in item.messages.iter().enumerate() {
                     let what = || format!("sessions[{index}].messages[{at}]");
-                    insert(tx, "messages", &message_columns, message, &what)?;
+                    let table = ("messages", &message_columns[..], &MESSAGE_COLUMNS[..]);
+                    insert(tx, table, message, &what)?;
                 }
-                outcome.imported_ids.push(item.id.clone());
+                imported.push(item.id.clone());
                 if let Some(parent) = &item.parent {
                     links.push((item.id.clone(), parent.clone()));
                 }
@@ -92,10 +69,10 @@ impl PgStore {
                     )
                     .context("re-linking imported sessions")?;
                 } else {
-                    outcome.detached += 1;
+                    detached += 1;
                 }
             }
-            Ok(outcome)
+            Ok(SessionsImportReport::written(imported, skipped, detached))
         })
     }
 }
@@ -122,18 +99,18 @@ impl StoredLinks for PgLinks<'_, '_> {
     }
 }
 
-/// Inserts one row, or fails with its refusal.
+/// Inserts one row (`table`: its name, its columns in the store, the
+/// columns `row` gives), or fails with its refusal.
 fn insert(
     tx: &mut Transaction<'_>,
-    table: &str,
-    columns: &[Column],
-    row: &ListedRow,
+    (table, columns, given): (&str, &[Column], &[&str]),
+    row: &Row,
     what: &dyn Fn() -> String,
 ) -> Result<()> {
-    if let Some(why) = &row.refusal {
-        return Err(PgError::InvalidInput(why.clone()));
+    if let Some(why) = row.refusal {
+        return Err(PgError::InvalidInput(why.to_owned()));
     }
-    let (names, params) = bind(columns, &row.values, what)?;
+    let (names, params) = bind(columns, given.iter().copied().zip(&row.values), what)?;
     let sql = format!(
         "INSERT INTO {table} ({}) VALUES ({})",
         names.join(", "),

@@ -1,7 +1,8 @@
 //! `import_sessions`: restoring the original's export shape (`api.md`
 //! §11.2), the list `export_session` / `export_all` produce, exactly as the
-//! original does: its checks and their texts ([`payload`]), its coercions
-//! and the columns it writes ([`rows`]), its re-linking of parents
+//! original does: its checks and their texts, its coercions and the
+//! columns it writes (`hermes_state_core::cleanup::plan_sessions_import`,
+//! the same for every backend), its re-linking of parents
 //! (`hermes_state_query::import_links`) and its report. Everything is
 //! checked before anything is written; the import is one write
 //! transaction.
@@ -10,18 +11,13 @@ use rusqlite::Connection;
 
 use hermes_state_query::import_links::{SqliteLinks, plan_parent_links};
 
+use hermes_state_core::cleanup::{
+    MESSAGE_COLUMNS, Prepared, Row, SESSION_COLUMNS, SessionsImport, plan_sessions_import,
+};
 pub use hermes_state_core::cleanup::{RefusedSession, SessionsImportReport};
 
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
-
-#[cfg(feature = "postgres")]
-pub(crate) mod on_postgres;
-mod payload;
-mod rows;
-
-use payload::Checked;
-use rows::{MESSAGE_COLUMNS, Prepared, Row, SESSION_COLUMNS};
 
 impl SessionDb {
     /// Restores sessions from the original's export shape (`api.md` §11.2):
@@ -64,15 +60,10 @@ impl SessionDb {
     /// beyond 64 bits (`Python int too large to convert to SQLite INTEGER`),
     /// `InvalidInput`; a read-only handle; a failed write.
     pub fn import_sessions(&self, sessions: &serde_json::Value) -> Result<SessionsImportReport> {
-        let accepted = match payload::check(sessions)? {
-            Checked::Accepted(accepted) => accepted,
-            Checked::Refused(errors) => return Ok(SessionsImportReport::refused(errors)),
+        let prepared = match plan_sessions_import(sessions, self.now())? {
+            SessionsImport::Write(prepared) => prepared,
+            SessionsImport::Refused(report) => return Ok(report),
         };
-        let now = self.now();
-        let prepared: Vec<Prepared> = accepted
-            .iter()
-            .map(|item| rows::prepare(item, now))
-            .collect();
         self.write("importing sessions", |conn| write(conn, &prepared))
     }
 }

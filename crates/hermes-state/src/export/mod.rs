@@ -1,6 +1,7 @@
-//! Export and import.
+//! Export and import on SQLite.
 //!
-//! Two shapes:
+//! Two shapes, both written once in the contract crate
+//! (`hermes_state_core::export`) over a backend's read snapshot and writer:
 //! * the original's `export_session` / `export_all` (`api.md` §11.1–11.2): a
 //!   session row with its active messages, decoded as `get_messages` does;
 //! * a streaming, versioned JSONL format (`docs/EXPORT-FORMAT.md`) that holds
@@ -8,70 +9,35 @@
 //!   read snapshot with bounded memory, and imports back losslessly:
 //!   export → import into an empty store → export gives the same bytes (header
 //!   time aside).
+//!
+//! Here are SQLite's halves: [`snapshot::Snapshot`], one read transaction
+//! as an `ExportSource`, and [`import::SqliteSink`], the import written in
+//! short transactions through the write path.
 
 mod import;
-mod jsonl;
-mod message_walk;
-#[cfg(feature = "postgres")]
-pub(crate) mod on_postgres;
-mod parts;
 pub(crate) mod seam;
-mod streamed;
+mod snapshot;
 
-pub use hermes_state_core::export::ExportPart;
-use import::*;
-use jsonl::*;
+use std::io::{BufRead, Write};
+use std::ops::ControlFlow;
 
-use std::collections::{BTreeSet, HashSet};
-use std::io::{BufRead, BufWriter, Write};
-use std::path::PathBuf;
-
-use hermes_state_query::MessagePage;
-use hermes_state_query::rows::session_from_row;
-use hermes_state_query::values::{self, real};
-use hermes_state_schema::SchemaError;
-use hermes_state_schema::reconcile::quote_identifier;
-use hermes_state_types::stored::StoredValueRef;
-use hermes_state_types::{Message, SCHEMA_VERSION, Session, pyjson, stored};
-use rusqlite::types::{ToSql, ToSqlOutput, Value as SqlValue, ValueRef};
-use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};
-use serde_json::{Map, Value};
-
+use hermes_state_core::export as codec;
 pub use hermes_state_core::export::{
-    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportSummary, IMPORT_LINE_LIMIT,
-    ImportOptions, ImportReport, LineageExport, SessionExport,
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary,
+    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, SessionExport,
 };
+use hermes_state_types::Message;
+use rusqlite::Connection;
 
 use crate::db::SessionDb;
-use crate::error::{Error, Result, WriteContext};
-
-/// At most this many sessions per import transaction.
-const IMPORT_BATCH_SESSIONS: usize = 500;
-/// At most about this many messages per import transaction.
-const IMPORT_BATCH_MESSAGES: usize = 10_000;
-/// At most about this many bytes of JSONL per import transaction.
-const IMPORT_BATCH_BYTES: usize = 32 << 20;
-/// `progress` of the JSONL export is called every this many messages.
-const PROGRESS_EVERY: u64 = 1000;
+use crate::error::{Result, WriteContext};
+use snapshot::Snapshot;
 
 impl SessionDb {
     /// One session with its active messages (`api.md` §11.1), `None` for an
     /// unknown id. Read in one transaction.
     pub fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>> {
-        self.read(|conn| {
-            in_read_transaction(conn, |conn| {
-                let Some(session) = hermes_state_query::get_session(conn, session_id)? else {
-                    return Ok(None);
-                };
-                let messages =
-                    hermes_state_query::get_messages(conn, session_id, MessagePage::default())?;
-                Ok(Some(SessionExport {
-                    session,
-                    last_active: None,
-                    messages,
-                }))
-            })
-        })
+        self.in_snapshot(|snapshot| codec::export_session(snapshot, session_id))
     }
 
     /// A compression lineage as one logical session
@@ -80,24 +46,10 @@ impl SessionDb {
     /// [`SessionDb::export_session`]; `None` for an unknown id. Read in one
     /// transaction.
     pub fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>> {
-        self.read(|conn| {
-            in_read_transaction(conn, |conn| {
-                let lineage =
-                    hermes_state_query::lookups::get_compression_lineage(conn, session_id)?;
-                let mut segments = Vec::with_capacity(lineage.len());
-                for id in &lineage {
-                    if let Some(session) = hermes_state_query::get_session(conn, id)? {
-                        let messages =
-                            hermes_state_query::get_messages(conn, id, MessagePage::default())?;
-                        segments.push(SessionExport {
-                            session,
-                            last_active: None,
-                            messages,
-                        });
-                    }
-                }
-                Ok(LineageExport::of(segments))
-            })
+        self.in_snapshot(|snapshot| {
+            let lineage =
+                hermes_state_query::lookups::get_compression_lineage(snapshot.0, session_id)?;
+            codec::export_session_lineage(snapshot, &lineage)
         })
     }
 
@@ -108,26 +60,68 @@ impl SessionDb {
     /// [`SessionDb::export_all_each`] for the same sessions one at a time, or
     /// [`SessionDb::export_jsonl`] for the lossless format.
     pub fn export_all(&self, source: Option<&str>) -> Result<Vec<SessionExport>> {
-        let source = source.filter(|s| !s.is_empty());
-        self.read(|conn| {
-            in_read_transaction(conn, |conn| {
-                let sessions = sessions_by_last_active(conn, source)?;
-                sessions
-                    .into_iter()
-                    .map(|(session, last_active)| {
-                        let messages = hermes_state_query::get_messages(
-                            conn,
-                            &session.id,
-                            MessagePage::default(),
-                        )?;
-                        Ok(SessionExport {
-                            session,
-                            last_active: Some(last_active),
-                            messages,
-                        })
-                    })
-                    .collect()
-            })
+        self.in_snapshot(|snapshot| codec::export_all(snapshot, source))
+    }
+
+    /// Calls `each` with what [`SessionDb::export_all`] would return, one
+    /// session at a time, in the same order and from one read snapshot:
+    /// memory is bounded by the largest session, not by the store (the
+    /// CLI's default `export` writes the sessions out one by one).
+    ///
+    /// `each` returning [`ControlFlow::Break`] stops the walk (e.g. when the
+    /// output failed). Returns the number of sessions handed to `each`.
+    pub fn export_all_each(
+        &self,
+        source: Option<&str>,
+        each: impl FnMut(SessionExport) -> ControlFlow<()>,
+    ) -> Result<u64> {
+        self.in_snapshot(|snapshot| codec::export_all_each(snapshot, source, each))
+    }
+
+    /// What [`SessionDb::export_all`] returns, in parts: for each session in
+    /// the same order, [`ExportPart::Session`], its messages one
+    /// [`ExportPart::Message`] at a time, [`ExportPart::SessionEnd`]. One read
+    /// snapshot; sessions and messages are read as the walk goes, so memory
+    /// holds one session row and one message (a writer of the JSON document
+    /// needs no more, even for a session of 100 000 messages). `each`
+    /// returning [`ControlFlow::Break`] stops the walk. Returns the number of
+    /// sessions started.
+    pub fn export_all_parts(
+        &self,
+        source: Option<&str>,
+        each: impl FnMut(ExportPart) -> ControlFlow<()>,
+    ) -> Result<u64> {
+        self.in_snapshot(|snapshot| codec::export_all_parts(snapshot, source, each))
+    }
+
+    /// What [`SessionDb::export_session`] returns, in parts (see
+    /// [`SessionDb::export_all_parts`]); `false`, and no part, for an unknown
+    /// session.
+    pub fn export_session_parts(
+        &self,
+        session_id: &str,
+        each: impl FnMut(ExportPart) -> ControlFlow<()>,
+    ) -> Result<bool> {
+        self.in_snapshot(|snapshot| codec::export_session_parts(snapshot, session_id, each))
+    }
+
+    /// Calls `count` with the number of messages of the session
+    /// [`SessionDb::get_messages_page`] would return (all pages; inactive ones
+    /// with `include_inactive`), then `each` with those messages in id order,
+    /// one at a time, all from one read snapshot: the count and the messages
+    /// agree, and memory holds one message at a time (what a writer of a
+    /// single conversation, the CLI's Markdown export, needs). `count` or
+    /// `each` returning [`ControlFlow::Break`] stops the walk. Returns the
+    /// number of messages handed to `each`. An unknown session has no messages.
+    pub fn walk_messages(
+        &self,
+        session_id: &str,
+        include_inactive: bool,
+        count: impl FnOnce(u64) -> ControlFlow<()>,
+        each: impl FnMut(Message) -> ControlFlow<()>,
+    ) -> Result<u64> {
+        self.in_snapshot(|snapshot| {
+            codec::walk_messages(snapshot, session_id, include_inactive, count, each)
         })
     }
 
@@ -153,11 +147,15 @@ impl SessionDb {
         let conn = hermes_state_schema::open_read_only(self.path())?;
         // Files of older versions are exported as they are, in the v23 shape.
         hermes_state_query::compat::adapt(&conn)?;
-        conn.execute_batch("BEGIN DEFERRED")
-            .context("starting the export snapshot")?;
-        let result = write_jsonl(&conn, writer, filter, self.now(), &mut progress);
-        let _ = conn.execute_batch(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
-        result
+        in_read_transaction(&conn, |conn| {
+            codec::export_jsonl(
+                &mut Snapshot(conn),
+                writer,
+                filter,
+                self.now(),
+                &mut progress,
+            )
+        })
     }
 
     /// Imports a JSONL export (`docs/EXPORT-FORMAT.md`) into this store.
@@ -190,35 +188,22 @@ impl SessionDb {
         options: &ImportOptions,
         mut progress: impl FnMut(u64),
     ) -> Result<ImportReport> {
-        let mut lines = JsonLines::new(reader);
-        check_header(lines.next()?)?;
-        if self.is_read_only() {
-            return Err(Error::ReadOnly("importing sessions".to_owned()));
-        }
-        let targets = self.read(TargetColumns::load)?;
-        let mut import = Import {
-            db: self,
-            overwrite: options.overwrite_existing,
-            cursor: Cursor::Idle,
-            report: ImportReport::default(),
-            partial: None,
-            dropped: BTreeSet::new(),
-        };
-        match import.run(&mut lines, &targets, &mut progress) {
-            Ok(()) => {
-                import.report.dropped_columns = import.dropped.into_iter().collect();
-                Ok(import.report)
-            }
-            Err(error) => {
-                import.remove_partial_session();
-                Err(error)
-            }
-        }
+        codec::import_jsonl(
+            &mut import::SqliteSink::new(self),
+            reader,
+            options,
+            &mut progress,
+        )
+    }
+
+    /// Runs `read` on one read snapshot of a pooled connection.
+    fn in_snapshot<T>(&self, read: impl FnOnce(&mut Snapshot<'_>) -> Result<T>) -> Result<T> {
+        self.read(|conn| in_read_transaction(conn, |conn| read(&mut Snapshot(conn))))
     }
 }
 
 /// Runs `read` inside `BEGIN DEFERRED … COMMIT`, so its statements share one snapshot.
-pub(super) fn in_read_transaction<T>(
+fn in_read_transaction<T>(
     conn: &Connection,
     read: impl FnOnce(&Connection) -> Result<T>,
 ) -> Result<T> {
@@ -227,33 +212,4 @@ pub(super) fn in_read_transaction<T>(
     let result = read(conn);
     let _ = conn.execute_batch(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
     result
-}
-
-/// `search_sessions(source, limit=100000)` of `api.md` §10.1.
-pub(super) const SESSIONS_BY_LAST_ACTIVE: &str =
-    "SELECT s.*, COALESCE(m.last_active, s.started_at) AS last_active
-FROM sessions s
-LEFT JOIN (SELECT session_id, MAX(timestamp) AS last_active FROM messages GROUP BY session_id) m
-    ON m.session_id = s.id
-WHERE ?1 IS NULL OR s.source = ?1
-ORDER BY last_active DESC, s.started_at DESC, s.id DESC
-LIMIT 100000";
-
-fn sessions_by_last_active(conn: &Connection, source: Option<&str>) -> Result<Vec<(Session, f64)>> {
-    let mut stmt = conn
-        .prepare(SESSIONS_BY_LAST_ACTIVE)
-        .context("listing sessions")?;
-    let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
-    let session_columns = columns.len() - 1;
-    let rows = stmt
-        .query_map([source], |row| {
-            Ok((
-                session_from_row(row, &columns[..session_columns])?,
-                real(row.get_ref(session_columns)?).unwrap_or_default(),
-            ))
-        })
-        .context("listing sessions")?;
-    rows.collect::<Result<_, _>>()
-        .context("listing sessions")
-        .map_err(Into::into)
 }

@@ -1,9 +1,10 @@
 //! The export and import methods of the `SessionStore` seam, for both
-//! backends: SQLite forwards to `SessionDb`'s methods, PostgreSQL runs the
-//! same format code over the PostgreSQL crate's snapshot and transaction
-//! (`on_postgres`). Invoked inside each `impl SessionStore` block.
+//! backends: each forwards to the store's own methods of the same names
+//! (`SessionDb`'s here, `PgStore`'s in the PostgreSQL crate), which run the
+//! contract crate's codecs over the backend's snapshot and writer. Invoked
+//! inside each `impl SessionStore` block.
 
-/// The methods for `SessionDb`: its own, with the seam's `dyn` arguments.
+/// The methods: the store's own, with the seam's `dyn` arguments.
 macro_rules! sqlite_export_methods {
     () => {
         fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>> {
@@ -67,77 +68,6 @@ macro_rules! sqlite_export_methods {
     };
 }
 
-/// The methods for `PgStore`.
 #[cfg(feature = "postgres")]
-macro_rules! postgres_export_methods {
-    () => {
-        fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>> {
-            crate::export::on_postgres::export_session(self, session_id)
-        }
-        fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>> {
-            crate::export::on_postgres::export_session_lineage(self, session_id)
-        }
-        fn export_session_parts(
-            &self,
-            session_id: &str,
-            each: &mut dyn FnMut(ExportPart) -> ControlFlow<()>,
-        ) -> Result<bool> {
-            crate::export::on_postgres::export_session_parts(self, session_id, each)
-        }
-        fn export_all(&self, source: Option<&str>) -> Result<Vec<SessionExport>> {
-            crate::export::on_postgres::export_all(self, source)
-        }
-        fn export_all_each(
-            &self,
-            source: Option<&str>,
-            each: &mut dyn FnMut(SessionExport) -> ControlFlow<()>,
-        ) -> Result<u64> {
-            crate::export::on_postgres::export_all_each(self, source, each)
-        }
-        fn export_all_parts(
-            &self,
-            source: Option<&str>,
-            each: &mut dyn FnMut(ExportPart) -> ControlFlow<()>,
-        ) -> Result<u64> {
-            crate::export::on_postgres::export_all_parts(self, source, each)
-        }
-        fn export_jsonl(
-            &self,
-            writer: &mut dyn Write,
-            filter: &ExportFilter,
-            progress: &mut dyn FnMut(u64),
-        ) -> Result<ExportSummary> {
-            crate::export::on_postgres::export_jsonl(self, writer, filter, progress)
-        }
-        fn walk_messages(
-            &self,
-            session_id: &str,
-            include_inactive: bool,
-            count: &mut dyn FnMut(u64) -> ControlFlow<()>,
-            each: &mut dyn FnMut(Message) -> ControlFlow<()>,
-        ) -> Result<u64> {
-            crate::export::on_postgres::walk_messages(
-                self,
-                session_id,
-                include_inactive,
-                count,
-                each,
-            )
-        }
-        fn import_jsonl(
-            &self,
-            reader: &mut dyn BufRead,
-            options: &ImportOptions,
-            progress: &mut dyn FnMut(u64),
-        ) -> Result<ImportReport> {
-            crate::export::on_postgres::import_jsonl(self, reader, options, progress)
-        }
-        fn import_sessions(&self, sessions: &Value) -> Result<SessionsImportReport> {
-            crate::cleanup::import::on_postgres::import_sessions(self, sessions)
-        }
-    };
-}
-
-#[cfg(feature = "postgres")]
-pub(crate) use postgres_export_methods;
+pub(crate) use sqlite_export_methods as postgres_export_methods;
 pub(crate) use sqlite_export_methods;

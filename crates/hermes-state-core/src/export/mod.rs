@@ -3,6 +3,32 @@
 //! hands out one at a time, and the options and reports of the streaming
 //! JSONL format (`docs/EXPORT-FORMAT.md`). Both backends produce and accept
 //! exactly these, so an export from one imports into the other.
+//!
+//! The codecs are here too, written once over plain values: the lines of
+//! the JSONL format and their plain SQL encoding ([`LineColumns`],
+//! [`sql_to_json`], [`JsonLines`]), every export over a backend's read
+//! snapshot ([`ExportSource`]: [`export_jsonl`], [`export_all_each`], …)
+//! and the import over a backend's writer ([`ImportSink`]:
+//! [`import_jsonl`]). A backend reads and writes rows; what a file says is
+//! decided here alone.
+
+mod import;
+mod lines;
+mod plain;
+mod source;
+
+pub use import::{
+    BatchLimits, ImportCursor, ImportOutcome, ImportRow, ImportSink, ImportWriter, TargetColumns,
+    import_jsonl, write_rows,
+};
+pub use lines::{
+    JsonLines, LineColumns, LineWriter, RawLine, StreamError, check_header, header_line, invalid,
+};
+pub use plain::{Cell, content_to_sql, json_to_sql, sql_to_json};
+pub use source::{
+    ExportSource, PROGRESS_EVERY, export_all, export_all_each, export_all_parts, export_jsonl,
+    export_session, export_session_lineage, export_session_parts, walk_messages,
+};
 
 use hermes_state_types::{Message, Session};
 use serde_json::{Map, Value};

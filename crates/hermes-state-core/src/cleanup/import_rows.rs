@@ -11,11 +11,11 @@ use hermes_state_types::stored::{self, StoredValue};
 use hermes_state_types::{Content, pyjson, pyvalue};
 use serde_json::{Map, Value};
 
-use super::payload::Accepted;
+use super::import_payload::Accepted;
 
 /// The session columns written, in the order of [`Prepared::session`]
 /// (`parent_session_id` is linked afterwards).
-pub(super) const SESSION_COLUMNS: [&str; 30] = [
+pub const SESSION_COLUMNS: [&str; 30] = [
     "id",
     "source",
     "user_id",
@@ -50,7 +50,7 @@ pub(super) const SESSION_COLUMNS: [&str; 30] = [
 
 /// The message columns written, in the order of each of
 /// [`Prepared::messages`].
-pub(super) const MESSAGE_COLUMNS: [&str; 21] = [
+pub const MESSAGE_COLUMNS: [&str; 21] = [
     "session_id",
     "role",
     "content",
@@ -82,7 +82,8 @@ const TOO_LARGE: &str = "Python int too large to convert to SQLite INTEGER";
 const MESSAGE_TIME_STEP: f64 = 1e-6;
 
 /// One accepted session, ready to write.
-pub(super) struct Prepared {
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prepared {
     /// The session's id.
     pub id: String,
     /// Its row: the values of [`SESSION_COLUMNS`].
@@ -94,7 +95,8 @@ pub(super) struct Prepared {
 }
 
 /// One row to insert.
-pub(super) struct Row {
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
     /// The values, in the order of the table's column list here.
     pub values: Vec<StoredValue>,
     /// A value the original cannot bind (an integer beyond 64 bits): the
@@ -105,7 +107,7 @@ pub(super) struct Row {
 
 /// The rows of one session, `now` being the import's clock reading (the
 /// default `started_at` and the first default message time).
-pub(super) fn prepare(item: &Accepted<'_>, now: f64) -> Prepared {
+pub(crate) fn prepare(item: &Accepted<'_>, now: f64) -> Prepared {
     let raw = item.raw;
     let mut refusal = None;
     let mut int_or_zero = |key: &str| match raw.get(key).map(pyvalue::to_int) {

@@ -54,7 +54,7 @@ const MESSAGE_TEXT_FIELDS: [&str; 8] = [
 ];
 
 /// A session the first pass accepted.
-pub(super) struct Accepted<'a> {
+pub(crate) struct Accepted<'a> {
     /// Python `str(id).strip()` of the given id.
     pub id: String,
     /// The item as given; its text fields are text or null.
@@ -68,7 +68,7 @@ pub(super) struct Accepted<'a> {
 }
 
 /// The outcome of the first pass.
-pub(super) enum Checked<'a> {
+pub(crate) enum Checked<'a> {
     /// Every session passed.
     Accepted(Vec<Accepted<'a>>),
     /// At least one did not: nothing is written.
@@ -78,7 +78,7 @@ pub(super) enum Checked<'a> {
 /// Runs the first pass. A payload that is not a list, or a list of more
 /// than 500 sessions, is an error ([`Error::InvalidInput`] with the
 /// original's text); a session the original refuses is reported.
-pub(super) fn check(sessions: &Value) -> Result<Checked<'_>> {
+pub(crate) fn check(sessions: &Value) -> Result<Checked<'_>> {
     let Some(list) = sessions.as_array() else {
         return Err(Error::InvalidValue("sessions must be a list".to_owned()));
     };

@@ -3,6 +3,11 @@
 //! original's export shape. Serialised with serde they are the original's
 //! dicts, key for key.
 
+mod import_payload;
+mod import_rows;
+
+pub use import_rows::{MESSAGE_COLUMNS, Prepared, Row, SESSION_COLUMNS};
+
 use std::path::PathBuf;
 
 use hermes_state_types::ErrorKind;
@@ -154,4 +159,38 @@ impl SessionsImportReport {
             errors: Vec::new(),
         }
     }
+}
+
+/// What `import_sessions` writes for a payload of the original's export
+/// shape (`api.md` §11.2), decided alike for every backend.
+#[derive(Debug)]
+pub enum SessionsImport {
+    /// Every session passed the original's checks: their rows, in payload
+    /// order, for the backend to write in one transaction.
+    Write(Vec<Prepared>),
+    /// At least one session was refused: this report, and nothing written.
+    Refused(SessionsImportReport),
+}
+
+/// The original's first pass over an `import_sessions` payload (its checks
+/// and their texts) and the rows the accepted sessions become (its
+/// columns and coercions), `now` being the import's clock reading.
+///
+/// Errors: a payload that is not a list, or of more than 500 sessions,
+/// [`crate::Error::InvalidValue`] with the original's text.
+pub fn plan_sessions_import(
+    sessions: &serde_json::Value,
+    now: f64,
+) -> crate::Result<SessionsImport> {
+    Ok(match import_payload::check(sessions)? {
+        import_payload::Checked::Accepted(accepted) => SessionsImport::Write(
+            accepted
+                .iter()
+                .map(|item| import_rows::prepare(item, now))
+                .collect(),
+        ),
+        import_payload::Checked::Refused(errors) => {
+            SessionsImport::Refused(SessionsImportReport::refused(errors))
+        }
+    })
 }
