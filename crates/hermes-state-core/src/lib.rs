@@ -58,7 +58,7 @@ pub use store::SessionStore;
 /// hermes_state_core::prelude::*;`.
 pub mod prelude {
     pub use crate::store::{
-        Accounting, BackendName, Cleanup, Coordination, Lineage, Listings, Messages, Search,
-        SessionStore, Sessions, Titles,
+        Accounting, BackendName, Cleanup, Coordination, Exchange, Lineage, Listings, Messages,
+        Search, SessionStore, Sessions, Titles,
     };
 }

@@ -7,6 +7,7 @@
 //! on the far side of the call and raised as `sqlite3.InternalError`: the
 //! gateway's threads catch `Exception`, and the process never aborts.
 
+use hermes_state::prelude::*;
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};

@@ -1,24 +1,14 @@
 //! The backend seam: the contract's `SessionStore`
 //! (`hermes_state_core::SessionStore`, which both backends implement in
-//! their own crates) together with [`Exchange`], and the one function that
-//! turns a database URL into a store.
+//! their own crates), and the one function that turns a database URL into
+//! a store.
 //!
 //! [`SessionDb`] (SQLite, the reference) implements every section; with the
 //! `postgres` feature, so does [`hermes_state_postgres::PgStore`]. Code
 //! written against `dyn SessionStore` runs on either; the default build
 //! links no PostgreSQL code.
 
-use std::io::{BufRead, Write};
-use std::ops::ControlFlow;
 use std::path::PathBuf;
-
-use hermes_state_core::cleanup::SessionsImportReport;
-use hermes_state_core::export::{
-    ExportFilter, ExportPart, ExportSummary, ImportOptions, ImportReport, LineageExport,
-    SessionExport,
-};
-use hermes_state_types::Message;
-use serde_json::Value;
 
 use crate::db::{SessionDb, StoreOptions};
 use crate::error::{Error, Result};
@@ -33,87 +23,19 @@ pub const SUPERSEDED_AT: &str = "superseded_at";
 /// The environment variable naming the store (`postgres://…` or a SQLite path).
 pub const DATABASE_URL_VAR: &str = "HERMES_STATE_DATABASE_URL";
 
-/// Export and import: the original's export shapes and the streaming JSONL
-/// format (`api.md` §11.1–11.2, `docs/EXPORT-FORMAT.md`).
-///
-/// The one section of the contract still defined here rather than in
-/// `hermes_state_core`: its PostgreSQL implementation uses the JSONL codec,
-/// which lives in this crate until it moves into the contract crate.
-pub trait Exchange {
-    /// `api.md` §11.1: one session with its active messages, from one snapshot.
-    fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>>;
-    /// The original's `export_session_lineage`: the session's compression
-    /// lineage as one logical session; `None` for an unknown id.
-    fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>>;
-    /// `api.md` §11.1 in parts (`SessionDb::export_session_parts`).
-    fn export_session_parts(
-        &self,
-        session_id: &str,
-        each: &mut dyn FnMut(ExportPart) -> ControlFlow<()>,
-    ) -> Result<bool>;
-    /// `api.md` §11.2: every session with its active messages.
-    fn export_all(&self, source: Option<&str>) -> Result<Vec<SessionExport>>;
-    /// `api.md` §11.2, one session at a time (`SessionDb::export_all_each`).
-    fn export_all_each(
-        &self,
-        source: Option<&str>,
-        each: &mut dyn FnMut(SessionExport) -> ControlFlow<()>,
-    ) -> Result<u64>;
-    /// `api.md` §11.2 in parts (`SessionDb::export_all_parts`).
-    fn export_all_parts(
-        &self,
-        source: Option<&str>,
-        each: &mut dyn FnMut(ExportPart) -> ControlFlow<()>,
-    ) -> Result<u64>;
-    /// The lossless JSONL export (`docs/EXPORT-FORMAT.md`), streamed from
-    /// one snapshot; the same bytes on every backend for the same store.
-    fn export_jsonl(
-        &self,
-        writer: &mut dyn Write,
-        filter: &ExportFilter,
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<ExportSummary>;
-    /// A session's messages one at a time (`SessionDb::walk_messages`).
-    fn walk_messages(
-        &self,
-        session_id: &str,
-        include_inactive: bool,
-        count: &mut dyn FnMut(u64) -> ControlFlow<()>,
-        each: &mut dyn FnMut(Message) -> ControlFlow<()>,
-    ) -> Result<u64>;
-    /// Imports a JSONL export (`SessionDb::import_jsonl`); on PostgreSQL
-    /// in one transaction.
-    fn import_jsonl(
-        &self,
-        reader: &mut dyn BufRead,
-        options: &ImportOptions,
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<ImportReport>;
-    /// `api.md` §11.2: restores the original's export shape.
-    fn import_sessions(&self, sessions: &Value) -> Result<SessionsImportReport>;
+pub use hermes_state_core::SessionStore;
+
+/// The SQLite store behind a `dyn SessionStore`, for what only a file
+/// offers (the rest of `SessionDb`'s API).
+pub trait AsSqlite {
+    /// The file's `SessionDb`; `None` on other backends.
+    fn as_sqlite(&self) -> Option<&SessionDb>;
 }
 
-/// A whole store: every section of the contract
-/// (`hermes_state_core::SessionStore`) and [`Exchange`].
-pub trait SessionStore: hermes_state_core::SessionStore + Exchange {}
-
-impl<T: hermes_state_core::SessionStore + Exchange> SessionStore for T {}
-
-impl dyn SessionStore {
-    /// The SQLite store behind this handle, for what only a file offers
-    /// (the rest of `SessionDb`'s API); `None` on other backends.
-    pub fn as_sqlite(&self) -> Option<&SessionDb> {
+impl AsSqlite for dyn SessionStore {
+    fn as_sqlite(&self) -> Option<&SessionDb> {
         self.as_any().downcast_ref::<SessionDb>()
     }
-}
-
-impl Exchange for SessionDb {
-    crate::export::seam::sqlite_export_methods!();
-}
-
-#[cfg(feature = "postgres")]
-impl Exchange for hermes_state_postgres::PgStore {
-    crate::export::seam::postgres_export_methods!();
 }
 
 /// Where a store lives, as a database URL names it.

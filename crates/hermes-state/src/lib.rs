@@ -37,16 +37,16 @@ mod telegram_topics;
 mod titles;
 
 pub use ad_hoc_query::QueryRows;
-/// The contract's traits and this crate's `SessionStore`, to call a store's
-/// operations: `use hermes_state::prelude::*;`.
+/// The contract's traits, to call a store's operations, and [`AsSqlite`]:
+/// `use hermes_state::prelude::*;`.
 pub mod prelude {
-    pub use crate::backend::{Exchange, SessionStore};
+    pub use crate::backend::AsSqlite;
     pub use hermes_state_core::prelude::*;
 }
 
 pub use backend::{
-    DATABASE_URL_VAR, PostgresUrl, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore, StoreLocation,
-    open_store, open_store_with,
+    AsSqlite, DATABASE_URL_VAR, PostgresUrl, SUPERSEDED_AT, SUPERSEDED_BY, SessionStore,
+    StoreLocation, open_store, open_store_with,
 };
 pub use cleanup::{
     AutoArchiveOptions, AutoArchiveReport, AutoPruneOptions, AutoPruneReport, RefusedSession,

@@ -1,6 +1,7 @@
 //! `maintenance auto`: the agent's periodic upkeep (`api.md` §11.4), run by
 //! hand: each part at most once per interval, remembered in the store.
 
+use hermes_state::prelude::*;
 use hermes_state::{AutoArchiveOptions, AutoPruneOptions, SessionStore};
 use serde_json::{Value, json};
 

@@ -14,6 +14,7 @@
 //! `demo` fills only a store without sessions; `--force` adds the sample to
 //! any store, replacing the sample's own sessions (ids `demo-…`) if present.
 
+use hermes_state::prelude::*;
 use std::io::Cursor;
 
 use hermes_state::{

@@ -2,6 +2,7 @@
 //! or empty file), how it is opened for each access, and its upgrade,
 //! told before a writing command's first write.
 
+use hermes_state::prelude::*;
 use hermes_state::{FileShape, OpenReport, SessionDb, SessionStore};
 
 use super::{Access, Context};

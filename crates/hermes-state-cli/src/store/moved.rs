@@ -2,6 +2,7 @@
 //! whose `superseded_by` names the new one): noted on every read, and
 //! refused to writes unless `--write-moved`.
 
+use hermes_state::prelude::*;
 use hermes_state::{SessionStore, StoreLocation};
 
 use super::Context;

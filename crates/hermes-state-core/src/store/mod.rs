@@ -8,6 +8,7 @@
 mod accounting;
 mod cleanup;
 mod coordination;
+mod exchange;
 mod lineage;
 mod listings;
 mod messages;
@@ -18,6 +19,7 @@ mod titles;
 pub use accounting::Accounting;
 pub use cleanup::Cleanup;
 pub use coordination::Coordination;
+pub use exchange::Exchange;
 pub use lineage::Lineage;
 pub use listings::Listings;
 pub use messages::Messages;
@@ -44,6 +46,7 @@ pub trait SessionStore:
     + Lineage
     + Listings
     + Cleanup
+    + Exchange
     + Coordination
     + BackendName
     + Send
@@ -67,6 +70,7 @@ where
         + Lineage
         + Listings
         + Cleanup
+        + Exchange
         + Coordination
         + BackendName
         + Send

@@ -17,6 +17,7 @@ pub(super) use crate::{
 use serde::Serialize;
 
 use super::kwargs::{Args, Call, CallError};
+use crate::backend::AsSqlite;
 
 /// The original's answer of a method returning nothing.
 pub(super) const NONE: Value = Value::Null;

@@ -15,7 +15,6 @@
 //! short transactions through the write path.
 
 mod import;
-pub(crate) mod seam;
 mod snapshot;
 
 use std::io::{BufRead, Write};
@@ -29,40 +28,16 @@ pub use hermes_state_core::export::{
 use hermes_state_types::Message;
 use rusqlite::Connection;
 
+use crate::cleanup::import::write;
 use crate::db::SessionDb;
 use crate::error::{Result, WriteContext};
+use hermes_state_core::cleanup::SessionsImport;
+use hermes_state_core::cleanup::SessionsImportReport;
+use hermes_state_core::cleanup::plan_sessions_import;
+use hermes_state_core::store::Exchange;
 use snapshot::Snapshot;
 
 impl SessionDb {
-    /// One session with its active messages (`api.md` §11.1), `None` for an
-    /// unknown id. Read in one transaction.
-    pub fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>> {
-        self.in_snapshot(|snapshot| codec::export_session(snapshot, session_id))
-    }
-
-    /// A compression lineage as one logical session
-    /// (`export_session_lineage`): every session of
-    /// [`SessionDb::get_compression_lineage`] exported as by
-    /// [`SessionDb::export_session`]; `None` for an unknown id. Read in one
-    /// transaction.
-    pub fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>> {
-        self.in_snapshot(|snapshot| {
-            let lineage =
-                hermes_state_query::lookups::get_compression_lineage(snapshot.0, session_id)?;
-            codec::export_session_lineage(snapshot, &lineage)
-        })
-    }
-
-    /// Every session (at most 100 000, of `source` when given and non-empty)
-    /// with its last activity and active messages, newest activity first
-    /// (`api.md` §11.2, the order of `search_sessions`). Read in one
-    /// transaction; everything is held in memory, as in the original: use
-    /// [`SessionDb::export_all_each`] for the same sessions one at a time, or
-    /// [`SessionDb::export_jsonl`] for the lossless format.
-    pub fn export_all(&self, source: Option<&str>) -> Result<Vec<SessionExport>> {
-        self.in_snapshot(|snapshot| codec::export_all(snapshot, source))
-    }
-
     /// Calls `each` with what [`SessionDb::export_all`] would return, one
     /// session at a time, in the same order and from one read snapshot:
     /// memory is bounded by the largest session, not by the store (the
@@ -212,4 +187,140 @@ fn in_read_transaction<T>(
     let result = read(conn);
     let _ = conn.execute_batch(if result.is_ok() { "COMMIT" } else { "ROLLBACK" });
     result
+}
+
+impl Exchange for SessionDb {
+    /// `api.md` §11.1 in parts: see the generic inherent method.
+    fn export_session_parts(
+        &self,
+        session_id: &str,
+        each: &mut dyn FnMut(ExportPart) -> ControlFlow<()>,
+    ) -> Result<bool> {
+        SessionDb::export_session_parts(self, session_id, each)
+    }
+
+    /// `api.md` §11.2, one session at a time: see the generic inherent method.
+    fn export_all_each(
+        &self,
+        source: Option<&str>,
+        each: &mut dyn FnMut(SessionExport) -> ControlFlow<()>,
+    ) -> Result<u64> {
+        SessionDb::export_all_each(self, source, each)
+    }
+
+    /// `api.md` §11.2 in parts: see the generic inherent method.
+    fn export_all_parts(
+        &self,
+        source: Option<&str>,
+        each: &mut dyn FnMut(ExportPart) -> ControlFlow<()>,
+    ) -> Result<u64> {
+        SessionDb::export_all_parts(self, source, each)
+    }
+
+    /// The streaming JSONL export: see the generic inherent method.
+    fn export_jsonl(
+        &self,
+        writer: &mut dyn Write,
+        filter: &ExportFilter,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<ExportSummary> {
+        SessionDb::export_jsonl(self, writer, filter, progress)
+    }
+
+    /// One session's messages, counted first: see the generic inherent method.
+    fn walk_messages(
+        &self,
+        session_id: &str,
+        include_inactive: bool,
+        count: &mut dyn FnMut(u64) -> ControlFlow<()>,
+        each: &mut dyn FnMut(Message) -> ControlFlow<()>,
+    ) -> Result<u64> {
+        SessionDb::walk_messages(self, session_id, include_inactive, count, each)
+    }
+
+    /// The JSONL import: see the generic inherent method.
+    fn import_jsonl(
+        &self,
+        reader: &mut dyn BufRead,
+        options: &ImportOptions,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<ImportReport> {
+        SessionDb::import_jsonl(self, reader, options, progress)
+    }
+
+    /// Restores sessions from the original's export shape (`api.md` §11.2):
+    /// a JSON list of session objects with their `messages`, as
+    /// `export_session` / `export_all` give them, as the original does.
+    ///
+    /// First every session is checked; any refused session gives a report
+    /// with `ok` false listing each one (`{index, session_id, error}`, the
+    /// original's texts) and nothing is written. A session is refused when
+    /// it is not an object; its id is missing or falsy (`session id is
+    /// required`) or repeats an accepted one; `messages` is truthy but not a
+    /// list of objects; it exceeds 10 000 messages or 5 MiB of compact JSON,
+    /// or the import 50 000 messages or 25 MiB; `model_config` is neither
+    /// null, an object, nor JSON text of an object; `parent_session_id` or
+    /// a text column (`source`, `title`, ...) is neither text nor null; a
+    /// message's `role` is not non-empty text, another text field neither
+    /// text nor null, or `token_count` not an integer (`int()`: `"3"` and
+    /// `3.7` are).
+    ///
+    /// Then, in one write transaction, in payload order: an id the store
+    /// has is skipped; a new session is written with the original's columns
+    /// and coercions — the id as `str(id).strip()`, `source` `import` when
+    /// empty, `started_at` now when absent or not a number (`float()`:
+    /// numeric text counts), counters by `int()` (0 when not integers),
+    /// `archived` by truth, `message_count`/`tool_call_count` from its
+    /// messages; every other column (gateway, handoff, compression state,
+    /// pinned, ...) keeps its default. Its messages get new ids in list
+    /// order, as fresh active rows (a message without a usable time gets
+    /// the clock, each next one a microsecond later). Parents are linked
+    /// last, when the parent exists and the link closes no cycle
+    /// (`hermes_state_query::import_links`); otherwise the session counts
+    /// as `detached`.
+    ///
+    /// Errors (nothing written): a payload that is not a list (`sessions
+    /// must be a list`) or holds more than 500 sessions (`sessions must
+    /// contain at most 500 entries`), [`crate::ErrorKind::InvalidInput`]; a
+    /// written session whose title another session holds, or whose
+    /// `started_at` or a message time is NaN, [`crate::ErrorKind::Constraint`]
+    /// (the original's `IntegrityError`); a written session with an integer
+    /// beyond 64 bits (`Python int too large to convert to SQLite INTEGER`),
+    /// `InvalidInput`; a read-only handle; a failed write.
+    fn import_sessions(&self, sessions: &serde_json::Value) -> Result<SessionsImportReport> {
+        let prepared = match plan_sessions_import(sessions, self.now())? {
+            SessionsImport::Write(prepared) => prepared,
+            SessionsImport::Refused(report) => return Ok(report),
+        };
+        self.write("importing sessions", |conn| write(conn, &prepared))
+    }
+
+    /// One session with its active messages (`api.md` §11.1), `None` for an
+    /// unknown id. Read in one transaction.
+    fn export_session(&self, session_id: &str) -> Result<Option<SessionExport>> {
+        self.in_snapshot(|snapshot| codec::export_session(snapshot, session_id))
+    }
+
+    /// A compression lineage as one logical session
+    /// (`export_session_lineage`): every session of
+    /// [`SessionDb::get_compression_lineage`] exported as by
+    /// [`SessionDb::export_session`]; `None` for an unknown id. Read in one
+    /// transaction.
+    fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>> {
+        self.in_snapshot(|snapshot| {
+            let lineage =
+                hermes_state_query::lookups::get_compression_lineage(snapshot.0, session_id)?;
+            codec::export_session_lineage(snapshot, &lineage)
+        })
+    }
+
+    /// Every session (at most 100 000, of `source` when given and non-empty)
+    /// with its last activity and active messages, newest activity first
+    /// (`api.md` §11.2, the order of `search_sessions`). Read in one
+    /// transaction; everything is held in memory, as in the original: use
+    /// [`SessionDb::export_all_each`] for the same sessions one at a time, or
+    /// [`SessionDb::export_jsonl`] for the lossless format.
+    fn export_all(&self, source: Option<&str>) -> Result<Vec<SessionExport>> {
+        self.in_snapshot(|snapshot| codec::export_all(snapshot, source))
+    }
 }

@@ -5,6 +5,7 @@
 
 use std::path::Path;
 
+use hermes_state::prelude::Exchange;
 use hermes_state::rusqlite::types::Value;
 use hermes_state::{SearchOptions, SessionDb};
 use hermes_state_core::store::Listings;

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use hermes_state::prelude::Exchange;
 use hermes_state::rusqlite::{Connection, OptionalExtension, params};
 use hermes_state::{NewMessage, NewSession, SearchOptions, SessionDb};
 use hermes_state_core::store::Accounting;

@@ -4,6 +4,7 @@ use hermes_state::serde_json::{self, Value, json};
 use hermes_state::{NewMessage, NewSession};
 
 use super::Clocked;
+use hermes_state::prelude::Exchange;
 use hermes_state_core::store::Messages;
 use hermes_state_core::store::Sessions;
 

@@ -17,6 +17,7 @@
 
 use std::sync::Arc;
 
+use hermes_state::prelude::Exchange;
 use hermes_state::rusqlite::Connection;
 use hermes_state::rusqlite::types::ValueRef;
 use hermes_state::{

@@ -2,6 +2,7 @@
 //! already hold some of the sessions, refused files.
 
 use super::*;
+use hermes_state::prelude::Exchange;
 use hermes_state_core::store::Messages;
 use hermes_state_core::store::Sessions;
 use hermes_state_core::store::Titles;

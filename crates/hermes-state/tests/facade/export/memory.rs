@@ -19,6 +19,7 @@ use hermes_state::ExportSummary;
 use hermes_state_testkit::PgSchema;
 
 use super::*;
+use hermes_state::prelude::Exchange;
 use hermes_state_core::store::Messages;
 use hermes_state_core::store::Sessions;
 

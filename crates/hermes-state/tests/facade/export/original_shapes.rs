@@ -1,6 +1,7 @@
 //! The original's `export_session` / `export_all` shapes.
 
 use super::*;
+use hermes_state::prelude::Exchange;
 use hermes_state_core::store::Messages;
 
 #[test]

@@ -23,6 +23,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use hermes_state::prelude::Exchange;
 use hermes_state::rusqlite::{self, ErrorCode};
 use hermes_state::{
     Content, ErrorKind, FixedClock, ListFilter, NewMessage, NewSession, SearchOptions, SessionDb,

@@ -3,6 +3,7 @@
 //! integer against float). The expected values are the original's answers
 //! to the same calls at the same clock.
 
+use hermes_state::prelude::Exchange;
 use hermes_state::serde_json::{self, Value, json};
 use hermes_state::{
     AutoPruneOptions, Content, FixedClock, NewMessage, NewSession, SessionDb, StoreOptions,

@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use hermes_state::by_name::{self, CallError};
 
 use super::errors;
+use hermes_state::AsSqlite;
 
 /// Every op record of the script with this replay's `outcome` (and
 /// `resolved` where refs were substituted), then the final dump.
