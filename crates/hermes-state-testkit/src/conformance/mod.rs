@@ -46,6 +46,7 @@ mod message_edits;
 mod message_reads;
 mod more_ops;
 mod original_errors;
+mod originals_methods;
 mod prune;
 mod read_only;
 mod rich_listing;
@@ -242,6 +243,8 @@ pub const CASES: &[Case] = cases![
     more_ops::a_session_is_found_by_origin_preferring_the_user_and_refusing_ambiguity_alike,
     more_ops::the_latest_recoverable_session_of_a_peer_is_found_by_key_then_by_peer_alike,
     more_ops::gateway_sessions_list_the_newest_row_per_key_most_recent_first_alike,
+    originals_methods::telegram_topic_bindings_are_made_refused_read_and_removed_alike,
+    originals_methods::resume_and_anchored_views_read_a_lineage_alike,
     original_errors::failures_are_classed_as_the_originals_exceptions_alike,
     prune::prune_selects_deletes_and_orphans_alike,
     read_only::the_new_writes_refuse_a_read_only_handle_alike,
@@ -255,6 +258,7 @@ pub const CASES: &[Case] = cases![
     session_updates::archive_and_pin_cover_the_compression_lineage_alike,
     session_updates::compression_bookkeeping_alike,
     sessions::sessions_are_created_filled_ended_and_reopened_alike,
+    sessions::a_store_names_its_backend_and_is_itself_as_any,
     sessions::messages_are_appended_counted_and_read_back_alike,
     sessions::titles_are_unique_move_down_a_compression_lineage_and_resolve_alike,
     sessions::listings_have_previews_last_activity_filters_and_pages_alike,

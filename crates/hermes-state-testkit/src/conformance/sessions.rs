@@ -1,5 +1,6 @@
 //! Sessions, messages, titles, listings and deletion through the seam.
 
+use hermes_state_core::SessionStore;
 use hermes_state_core::listing::ListFilter;
 use hermes_state_types::ErrorKind;
 use hermes_state_types::NewMessage;
@@ -229,4 +230,28 @@ pub fn a_read_only_handle_refuses_writes_alike(backend: &dyn Backend) {
     assert!(reader.get_session("s").unwrap().is_some(), "{}", b.name());
     let error = reader.end_session("s", "x").unwrap_err();
     assert_eq!(error.kind(), ErrorKind::ReadOnly, "{}: {error}", b.name());
+}
+
+/// A store says which backend keeps it, as its backend's tests name it,
+/// and is itself as `Any` (what a backend's crate downcasts to reach what
+/// only it offers), on a writable handle and a read-only one alike.
+pub fn a_store_names_its_backend_and_is_itself_as_any(backend: &dyn Backend) {
+    let b = backend.open();
+    let reader = b.read_only();
+    for store in [&*b.store, &*reader] {
+        assert_eq!(store.backend_name(), backend.name());
+        let any: *const dyn std::any::Any = store.as_any();
+        let itself: *const dyn SessionStore = store;
+        assert!(
+            std::ptr::addr_eq(any, itself),
+            "{}: as_any is the store itself",
+            backend.name()
+        );
+    }
+    assert_ne!(
+        b.store.as_any().type_id(),
+        std::any::TypeId::of::<Box<dyn SessionStore>>(),
+        "{}: the backend's own type, not the box",
+        backend.name()
+    );
 }
