@@ -71,3 +71,23 @@ pub fn say_as(
         .append_message(&message(session, role, content, at))
         .expect("append a message")
 }
+
+/// Appends a user message to `session` at the store's own clock; its id.
+///
+/// # Panics
+/// When the store refuses it.
+pub fn say_now(store: &dyn SessionStore, session: &str, content: impl Into<Content>) -> i64 {
+    store
+        .append_message(&user(session, content))
+        .expect("append a message")
+}
+
+/// Creates a [`child`] session of `parent`.
+///
+/// # Panics
+/// When the store refuses it.
+pub fn add_child(store: &dyn SessionStore, id: &str, parent: &str) {
+    store
+        .create_session(&child(id, parent))
+        .expect("create a child session");
+}

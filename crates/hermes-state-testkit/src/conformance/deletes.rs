@@ -13,14 +13,8 @@ use hermes_state_types::NewSession;
 use serde_json::json;
 
 use super::{Backend, TestStore};
+use crate::build::child;
 use crate::build::say;
-
-fn child(id: &str, parent: &str, config: Option<serde_json::Value>) -> NewSession {
-    let mut session = NewSession::new(id, "cli");
-    session.parent_session_id = Some(parent.into());
-    session.model_config = config;
-    session
-}
 
 fn exists(s: &dyn SessionStore, id: &str) -> bool {
     s.get_session(id).unwrap().is_some()
@@ -84,7 +78,13 @@ fn lineage_to_delete(b: &TestStore) {
     ];
     for (i, (id, parent, config)) in rows.into_iter().enumerate() {
         let at = 2.0 + i as f64;
-        b.add(child(id, parent, config), at);
+        b.add(
+            NewSession {
+                model_config: config,
+                ..child(id, parent)
+            },
+            at,
+        );
         say(&**b, id, format!("{id} says"), at + 0.5);
     }
     s.update_session_meta("bad_json", Some(r#"{"_delegate_from": "d_par""#), None)
@@ -94,7 +94,7 @@ fn lineage_to_delete(b: &TestStore) {
     marked.model_config = Some(json!({"_delegate_from": "d_par"}));
     b.add(marked, 10.0);
     say(&**b, "d_far", "far", 10.5);
-    b.add(child("far_child", "d_far", None), 11.0);
+    b.add(child("far_child", "d_far"), 11.0);
     say(&**b, "far_child", "near", 11.5);
 }
 
@@ -184,11 +184,11 @@ pub fn a_batch_delete_counts_the_sessions_that_existed_alike(backend: &dyn Backe
     let n = b.name();
     b.add(NewSession::new("a", "cli"), 1.0);
     b.add(
-        child("a_sub", "a", Some(json!({"_delegate_from": "a"}))),
+        child("a_sub", "a").model_config(json!({"_delegate_from": "a"})),
         2.0,
     );
     b.add(NewSession::new("b", "cli"), 3.0);
-    b.add(child("b_kid", "b", None), 4.0);
+    b.add(child("b_kid", "b"), 4.0);
     b.add(NewSession::new("c", "cli"), 5.0);
     for id in ["a", "a_sub", "b", "b_kid", "c"] {
         say(&*b, id, id, 6.0);
@@ -226,7 +226,7 @@ pub fn only_an_untitled_childless_session_without_messages_is_deleted_if_empty_a
     b.add(NewSession::new("talked", "cli"), 2.0);
     say(&*b, "talked", "hi", 2.5);
     b.add(NewSession::new("parent", "cli"), 3.0);
-    b.add(child("kid", "parent", None), 4.0);
+    b.add(child("kid", "parent"), 4.0);
     b.add(NewSession::new("rewound", "cli"), 5.0);
     let first = s
         .append_message(&NewMessage::new("rewound", "user").content("gone"))
@@ -271,7 +271,7 @@ pub fn empty_sessions_are_ended_unarchived_and_uncounted_and_go_with_stray_rows_
     // Ended with a live child: deleted, the child orphaned.
     b.add(NewSession::new("e_parent", "cli"), 5.0);
     s.end_session("e_parent", "compression").unwrap();
-    b.add(child("e_kid", "e_parent", None), 6.0);
+    b.add(child("e_kid", "e_parent"), 6.0);
     // Compacted to nothing: the counter says 0, inactive rows remain.
     b.add(NewSession::new("compacted", "cli"), 7.0);
     say(&*b, "compacted", "one", 7.1);

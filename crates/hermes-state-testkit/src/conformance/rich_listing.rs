@@ -15,6 +15,7 @@ use hermes_state_types::NewSession;
 use serde_json::json;
 
 use super::{Backend, TestStore};
+use crate::build::child;
 use crate::build::say;
 
 fn add(b: &TestStore, id: &str, source: &str, started_at: f64) {
@@ -96,7 +97,7 @@ pub fn prune_candidates_list_and_archive_alike(backend: &dyn Backend) {
     }
     // `old-c` was compressed into `cont`, which is still live.
     s.end_session("old-c", "compression").unwrap();
-    child(&b, "cont", "old-c", 160.0);
+    b.add(child("cont", "old-c"), 160.0);
     let selection = |source: Option<&str>| PruneSelection {
         older_than_days: Some(1.0),
         source: source.map(str::to_owned),
@@ -185,13 +186,6 @@ fn candidate_ids(rows: &[PruneCandidate]) -> Vec<&str> {
     rows.iter().map(|r| r.id.as_str()).collect()
 }
 
-fn child(b: &TestStore, id: &str, parent: &str, started_at: f64) {
-    let mut session = NewSession::new(id, "cli");
-    session.parent_session_id = Some(parent.into());
-    b.store.create_session(&session).unwrap();
-    b.set_started(id, started_at);
-}
-
 fn listed(rows: &[RichSession]) -> Vec<&str> {
     rows.iter().map(|r| r.session.id.as_str()).collect()
 }
@@ -209,7 +203,7 @@ pub fn picker_listing_filters_projects_and_orders_alike(backend: &dyn Backend) {
         101.0,
     );
     s.end_session("root", "compression").unwrap();
-    child(&b, "cont", "root", 110.0);
+    b.add(child("cont", "root"), 110.0);
     s.set_session_title("cont", Some("Continued")).unwrap();
     say(&*b, "cont", Content::Text("x".repeat(80)), 500.0);
     // A branch child and a delegate child of another root.
@@ -220,13 +214,13 @@ pub fn picker_listing_filters_projects_and_orders_alike(backend: &dyn Backend) {
         Content::Structured(json!([{"type": "text", "text": "image"}])),
         201.0,
     );
-    child(&b, "branch", "main", 210.0);
+    b.add(child("branch", "main"), 210.0);
     s.update_session_meta("branch", Some(r#"{"_branched_from": "main"}"#), None)
         .unwrap();
-    child(&b, "delegate", "main", 220.0);
+    b.add(child("delegate", "main"), 220.0);
     s.update_session_meta("delegate", Some(r#"{"_delegate_from": "main"}"#), None)
         .unwrap();
-    child(&b, "plain", "main", 230.0);
+    b.add(child("plain", "main"), 230.0);
     s.update_session_meta("plain", Some("{not json"), None)
         .unwrap();
     let mut work = NewSession::new("work_1", "cli");

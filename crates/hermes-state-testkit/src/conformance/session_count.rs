@@ -8,13 +8,8 @@ use hermes_state_types::NewSession;
 use serde_json::json;
 
 use super::Backend;
+use crate::build::child_from;
 use crate::build::say;
-
-fn child(id: &str, source: &str, parent: &str) -> NewSession {
-    let mut session = NewSession::new(id, source);
-    session.parent_session_id = Some(parent.into());
-    session
-}
 
 pub fn session_count_takes_the_originals_filters_alike(backend: &dyn Backend) {
     let b = backend.open();
@@ -35,21 +30,21 @@ pub fn session_count_takes_the_originals_filters_alike(backend: &dyn Backend) {
     say(&*b, "r2", "c", 2.1);
     s.end_session("r1", "compression").unwrap();
     // A compression continuation (inherits the parent's cwd).
-    b.add(child("c1", "cli", "r1"), 6.0);
+    b.add(child_from("c1", "cli", "r1"), 6.0);
     say(&*b, "c1", "d", 6.1);
     // A branch child by its marker, and one by its parent's end.
-    let mut b1 = child("b1", "cli", "r3");
+    let mut b1 = child_from("b1", "cli", "r3");
     b1.model_config = Some(json!({"_branched_from": "r3"}));
     b.add(b1, 7.0);
     b.add(NewSession::new("p2", "cli"), 8.0);
     s.end_session("p2", "branched").unwrap();
     b.exec("UPDATE sessions SET ended_at = 9.0 WHERE id = 'p2'");
-    b.add(child("b2", "cli", "p2"), 10.0);
+    b.add(child_from("b2", "cli", "p2"), 10.0);
     // A delegate child and a plain child: not listable.
-    let mut d1 = child("d1", "telegram", "r1");
+    let mut d1 = child_from("d1", "telegram", "r1");
     d1.model_config = Some(json!({"_delegate_from": "r1"}));
     b.add(d1, 11.0);
-    b.add(child("x", "cli", "r4"), 12.0);
+    b.add(child_from("x", "cli", "r4"), 12.0);
     b.exec("UPDATE sessions SET archived = 1 WHERE id IN ('r2', 'r4', 'b1')");
 
     let options = |f: &dyn Fn(&mut SessionCountOptions)| {

@@ -15,6 +15,7 @@ use hermes_state_types::NewSession;
 use hermes_state_types::TokenUpdate;
 
 use super::Backend;
+use crate::build::child_from;
 use crate::build::say;
 
 fn now() -> f64 {
@@ -26,12 +27,6 @@ fn now() -> f64 {
 
 fn days_ago(days: f64) -> f64 {
     now() - days * 86_400.0
-}
-
-fn child(id: &str, parent: &str, source: &str) -> NewSession {
-    let mut session = NewSession::new(id, source);
-    session.parent_session_id = Some(parent.into());
-    session
 }
 
 fn end_of(s: &dyn SessionStore, id: &str) -> (Option<f64>, Option<String>) {
@@ -122,7 +117,7 @@ pub fn only_week_old_silent_compression_continuations_with_messages_are_finalize
         ("ended", "root", 8.0),
         ("plain_kid", "plain", 8.0),
     ] {
-        b.add(child(id, parent, "cli"), days_ago(age));
+        b.add(child_from(id, "cli", parent), days_ago(age));
         if id != "silent" {
             say(&*b, id, "continued", days_ago(age) + 1.0);
         }
@@ -178,7 +173,7 @@ pub fn ghost_tui_sessions_go_with_their_transcripts_children_orphaned_alike(back
     }
     s.set_session_title("titled", Some("Named")).unwrap();
     say(&*b, "talked", "hi", old + 1.0);
-    b.add(child("kid", "ghost_parent", "cli"), old + 2.0);
+    b.add(child_from("kid", "cli", "ghost_parent"), old + 2.0);
     let dir = tempfile::tempdir().unwrap();
     for name in [
         "ghost.json",
@@ -226,7 +221,7 @@ pub fn the_automatic_archive_runs_once_per_interval_and_reports_errors_alike(
     // is, and archiving the tip archives the root too.
     b.add(NewSession::new("root", "cli"), days_ago(12.0));
     s.end_session("root", "compression").unwrap();
-    b.add(child("tip", "root", "cli"), days_ago(11.0));
+    b.add(child_from("tip", "cli", "root"), days_ago(11.0));
     let ids = ["idle", "pinned", "fresh", "root", "tip"];
     let archived = || -> Vec<&str> {
         ids.into_iter()
@@ -322,7 +317,7 @@ pub fn the_automatic_prune_runs_once_per_interval_postgresql_without_vacuum(back
     s.end_session("old", "user_exit").unwrap();
     b.add(NewSession::new("old_parent", "cli"), old);
     s.end_session("old_parent", "compression").unwrap();
-    b.add(child("live_kid", "old_parent", "cli"), old + 2.0);
+    b.add(child_from("live_kid", "cli", "old_parent"), old + 2.0);
     b.add(NewSession::new("old_live", "cli"), old);
     b.add(NewSession::new("new", "cli"), days_ago(1.0));
     s.end_session("new", "user_exit").unwrap();
