@@ -243,9 +243,9 @@ pub const CASES: &[Case] = cases![
     more_ops::a_session_is_found_by_origin_preferring_the_user_and_refusing_ambiguity_alike,
     more_ops::the_latest_recoverable_session_of_a_peer_is_found_by_key_then_by_peer_alike,
     more_ops::gateway_sessions_list_the_newest_row_per_key_most_recent_first_alike,
+    original_errors::failures_are_classed_as_the_originals_exceptions_alike,
     originals_methods::telegram_topic_bindings_are_made_refused_read_and_removed_alike,
     originals_methods::resume_and_anchored_views_read_a_lineage_alike,
-    original_errors::failures_are_classed_as_the_originals_exceptions_alike,
     prune::prune_selects_deletes_and_orphans_alike,
     read_only::the_new_writes_refuse_a_read_only_handle_alike,
     rich_listing::sessions_by_last_activity_and_empty_counts_alike,
@@ -307,6 +307,14 @@ pub fn run_all(backend: &dyn Backend) -> Report {
         only.split(',').map(|name| find(name.trim())).collect()
     };
     let report = run_cases(backend, &chosen);
+    for name in &report.ran {
+        let failed = report.failed.iter().any(|(failed, _)| failed == name);
+        println!(
+            "conformance on {}: {} {name}",
+            report.backend,
+            if failed { "FAILED" } else { "ok" }
+        );
+    }
     println!(
         "conformance on {}: {} cases ran, {} failed",
         report.backend,
