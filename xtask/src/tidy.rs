@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use serde_json::Value;
 
 pub mod api_coverage;
+pub mod conformance;
 pub mod references;
 
 /// The crates in dependency order: each may depend only on those before it
@@ -149,6 +150,7 @@ pub fn check_all() -> Result<Vec<String>> {
     problems.extend(seam_macro_problems()?);
     problems.extend(references::problems(&workspace_root())?);
     problems.extend(api_coverage::problems(&workspace_root())?);
+    problems.extend(conformance::problems(&workspace_root())?);
     Ok(problems)
 }
 
@@ -731,6 +733,25 @@ mod tests {
     #[test]
     fn the_api_coverage_table_matches_the_spec_the_facade_and_the_tests() {
         let problems = api_coverage::problems(&workspace_root()).expect("scan");
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn every_contract_operation_runs_in_the_conformance_suite() {
+        let methods = conformance::trait_methods(
+            "pub trait T: U {\n    /// Doc.\n    fn one(&self) -> R;\n    fn two(\n        &self,\n    ) -> R;\n}\n\nimpl<X> T for X {\n    fn three(&self) {}\n}\n",
+        );
+        assert_eq!(
+            methods,
+            BTreeSet::from(["one".into(), "two".into()]),
+            "traits only"
+        );
+        assert_eq!(
+            conformance::uncalled(&methods, "s.one(1); // s.two(2)"),
+            ["two"],
+            "a call in a comment is no call"
+        );
+        let problems = conformance::problems(&workspace_root()).expect("scan");
         assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 

@@ -1,7 +1,9 @@
 //! Test support shared by the workspace's test binaries; a dev-dependency
 //! only (tidy test `the_test_kit_is_a_dev_dependency_only`).
 //!
-//! [`PgSchema`]: a fresh PostgreSQL schema on the server
+//! [`conformance`]: the suite of the contract's cases every backend's tests
+//! run ([`conformance::run_all`]); [`build`]: the sessions and messages
+//! tests write, defined once. [`PgSchema`]: a fresh PostgreSQL schema on the server
 //! [`PG_URL_VAR`] names, its store URL, and its removal when the test ends,
 //! so that every PostgreSQL test of every crate names, skips and cleans up
 //! alike.
@@ -9,6 +11,8 @@
 // The skip line is printed on purpose: `cargo test` shows it.
 #![allow(clippy::print_stdout)]
 
+pub mod build;
+pub mod conformance;
 pub mod secrets;
 pub mod throwaway;
 

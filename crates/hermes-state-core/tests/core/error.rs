@@ -120,3 +120,54 @@ fn a_backend_failure_answers_through_the_contract_and_comes_back_out() {
     }
     assert!(Error::Closed.into_backend::<DiskFailure>().is_err());
 }
+
+/// The trace kinds and Python classes of the original's errors: a rule of
+/// the contract alone (it ran in the conformance suite before the suite
+/// moved to the test kit, without a store).
+#[test]
+fn trace_kinds_and_python_classes_are_the_originals() {
+    let cases = [
+        (
+            OriginalError::ForeignKey,
+            "integrity.foreign_key",
+            "IntegrityError",
+        ),
+        (
+            OriginalError::NotNull,
+            "integrity.not_null",
+            "IntegrityError",
+        ),
+        (OriginalError::Unique, "integrity.unique", "IntegrityError"),
+        (
+            OriginalError::TitleTooLong,
+            "invalid.title_too_long",
+            "ValueError",
+        ),
+        (
+            OriginalError::TitleInUse,
+            "conflict.title_in_use",
+            "ValueError",
+        ),
+        (
+            OriginalError::MessageNotFound,
+            "not_found.message",
+            "ValueError",
+        ),
+        (
+            OriginalError::RewindTargetRole,
+            "invalid.rewind_target_role",
+            "ValueError",
+        ),
+        (OriginalError::InvalidValue, "invalid.value", "ValueError"),
+        (
+            OriginalError::InvalidArgument,
+            "invalid.argument",
+            "TypeError",
+        ),
+        (OriginalError::Closed, "closed", "AttributeError"),
+    ];
+    for (class, kind, python) in cases {
+        assert_eq!(class.trace_kind(), kind);
+        assert_eq!(class.python_exception(), python);
+    }
+}

@@ -47,6 +47,11 @@ impl TestSchema {
         self.schema.client()
     }
 
+    /// The schema's name (a raw client's `search_path`).
+    pub fn name(&self) -> &str {
+        self.schema.name()
+    }
+
     /// The store URL as text (to add options to).
     pub fn text(&self) -> &str {
         self.schema.url()

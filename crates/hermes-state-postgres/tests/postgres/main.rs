@@ -7,6 +7,7 @@
 #![allow(clippy::print_stdout)]
 
 mod common;
+mod conformance;
 mod doctor;
 mod hosts;
 mod open_and_migrate;

@@ -14,6 +14,7 @@ use hermes_state_core::store::Accounting;
 use hermes_state_core::store::Cleanup;
 use hermes_state_core::store::Messages;
 use hermes_state_core::store::Sessions;
+use hermes_state_testkit::build::say_now;
 
 fn ids(conn: &Connection) -> Vec<String> {
     let mut stmt = conn
@@ -23,11 +24,6 @@ fn ids(conn: &Connection) -> Vec<String> {
         .expect("query")
         .collect::<Result<_, _>>()
         .expect("ids")
-}
-
-fn say(db: &SessionDb, session: &str, text: &str) {
-    db.append_message(&NewMessage::new(session, "user").content(text))
-        .expect("append");
 }
 
 fn prune(db: &SessionDb, days: Option<f64>, source: Option<&str>) -> Vec<String> {
@@ -63,7 +59,7 @@ fn measured_example() -> Store {
     db.create_session(&NewSession::new("new", "cli"))
         .expect("new");
     for id in ["parent", "child", "delegate", "live_old", "tg", "new"] {
-        say(db, id, &format!("zebra words of {id}"));
+        say_now(db, id, format!("zebra words of {id}"));
     }
     db.update_token_counts(
         "parent",
@@ -237,7 +233,7 @@ fn vacuum_after_a_prune_gives_the_space_back() {
             .collect();
         s.db.append_messages(&batch).expect("append");
     }
-    say(&s.db, "keep", "kept message");
+    say_now(&s.db, "keep", "kept message");
     s.db.end_session("old", "user_exit").expect("end");
     assert_eq!(prune(&s.db, None, None), ["old"]);
 
@@ -266,7 +262,7 @@ fn vacuum_after_a_prune_gives_the_space_back() {
     conn.execute_batch("INSERT INTO messages_fts(messages_fts) VALUES('integrity-check')")
         .expect("fts integrity");
     // The store keeps working after the vacuum.
-    say(&s.db, "keep", "after vacuum");
+    say_now(&s.db, "keep", "after vacuum");
     assert_eq!(s.db.message_count(Some("keep")).expect("count"), 2);
 
     assert_eq!(s.db.optimize_fts().expect("optimize"), fts_tables as usize);
@@ -286,7 +282,7 @@ fn backup_is_a_consistent_copy_while_another_writer_appends() {
         s.db.create_session(&NewSession::new(id, "cli"))
             .expect("create");
         for i in 0..200 {
-            say(&s.db, id, &format!("{id} seed message {i} 会话"));
+            say_now(&s.db, id, format!("{id} seed message {i} 会话"));
         }
     }
     let stop = Arc::new(AtomicBool::new(false));
@@ -316,7 +312,7 @@ fn backup_is_a_consistent_copy_while_another_writer_appends() {
     let target = s.dir.path().join("backup.db");
     s.db.backup_to(&target).expect("backup");
     // The handle is still usable while the writer continues.
-    say(&s.db, "a", "after backup");
+    say_now(&s.db, "a", "after backup");
     while written.load(Ordering::Relaxed) < 60 {
         std::thread::sleep(Duration::from_millis(5));
     }

@@ -2,22 +2,17 @@
 //! uniqueness rule and its compression-ancestor transfer, clearing, unknown
 //! ids, the length limit, `set_auto_title_if_empty`, and the unique index.
 
+use hermes_state::ErrorKind;
 use hermes_state::rusqlite::{self, Connection, OpenFlags};
-use hermes_state::{ErrorKind, NewSession};
 
 use crate::common::Store;
 use hermes_state_core::store::Lineage;
 use hermes_state_core::store::Sessions;
 use hermes_state_core::store::Titles;
+use hermes_state_testkit::build::add_child;
 
 /// Title shorthands on the shared store.
 impl Store {
-    fn child(&self, id: &str, parent: &str) {
-        self.db
-            .create_session(&NewSession::new(id, "cli").parent_session_id(parent))
-            .expect("create_session with a parent");
-    }
-
     fn set(&self, id: &str, title: Option<&str>) -> bool {
         self.db
             .set_session_title(id, title)
@@ -126,7 +121,7 @@ fn title_moves_from_a_compression_ancestor() {
         .db
         .end_session("root", "compression")
         .expect("end_session");
-    store.child("tip", "root");
+    add_child(&store.db, "tip", "root");
     assert!(store.set("tip", Some("Base #2")));
 
     assert!(store.set("tip", Some("Base")));
@@ -150,9 +145,9 @@ fn title_moves_through_a_chain_of_compressions_only() {
     store.session("root");
     assert!(store.set("root", Some("Chain")));
     store.db.end_session("root", "compression").expect("end");
-    store.child("mid", "root");
+    add_child(&store.db, "mid", "root");
     store.db.end_session("mid", "compression").expect("end");
-    store.child("tip", "mid");
+    add_child(&store.db, "tip", "mid");
     assert!(store.set("tip", Some("Chain")));
     assert_eq!(store.stored_title("root"), None);
     assert_eq!(store.stored_title("tip").as_deref(), Some("Chain"));
@@ -161,7 +156,7 @@ fn title_moves_through_a_chain_of_compressions_only() {
     store.session("fork");
     assert!(store.set("fork", Some("Fork")));
     store.db.end_session("fork", "branched").expect("end");
-    store.child("branch", "fork");
+    add_child(&store.db, "branch", "fork");
     assert_in_use(
         store.db.set_session_title("branch", Some("Fork")),
         "Fork",
@@ -171,7 +166,7 @@ fn title_moves_through_a_chain_of_compressions_only() {
     // A live (not ended) parent keeps its title too.
     store.session("live");
     assert!(store.set("live", Some("Live")));
-    store.child("live_child", "live");
+    add_child(&store.db, "live_child", "live");
     assert_in_use(
         store.db.set_session_title("live_child", Some("Live")),
         "Live",
@@ -183,8 +178,8 @@ fn title_moves_through_a_chain_of_compressions_only() {
     store.session("g");
     assert!(store.set("g", Some("Grand")));
     store.db.end_session("g", "compression").expect("end");
-    store.child("p", "g");
-    store.child("c", "p");
+    add_child(&store.db, "p", "g");
+    add_child(&store.db, "c", "p");
     assert_in_use(store.db.set_session_title("c", Some("Grand")), "Grand", "g");
 
     // A descendant is not an ancestor: the root cannot take its tip's title back.
@@ -321,7 +316,7 @@ fn auto_title_only_when_empty() {
     store.session("root");
     assert!(store.set("root", Some("Moved")));
     store.db.end_session("root", "compression").expect("end");
-    store.child("tip", "root");
+    add_child(&store.db, "tip", "root");
     assert!(
         store
             .db
@@ -398,7 +393,7 @@ fn lineage_numbering_round_trip() {
     );
     assert!(store.set("root", Some("Docker fix")));
     store.db.end_session("root", "compression").expect("end");
-    store.child("cont", "root");
+    add_child(&store.db, "cont", "root");
     let next = store
         .db
         .get_next_title_in_lineage("Docker fix")

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use hermes_state::{
     ArchiveSelection, AutoArchiveOptions, AutoPruneOptions, Clock, ErrorKind, FixedClock,
-    NewMessage, NewSession, PruneFilters, PruneOptions, SessionDb, StoreOptions, TokenUpdate,
+    NewSession, PruneFilters, PruneOptions, SessionDb, StoreOptions, TokenUpdate,
 };
 use serde_json::json;
 
@@ -16,9 +16,9 @@ use crate::common::{NULL, assert_kind, t};
 use hermes_state_core::store::Accounting;
 use hermes_state_core::store::Cleanup;
 use hermes_state_core::store::Coordination;
-use hermes_state_core::store::Messages;
 use hermes_state_core::store::Sessions;
 use hermes_state_core::store::Titles;
+use hermes_state_testkit::build::say_now;
 
 const T0: f64 = 1_795_980_826.691_713_8;
 const DAY: f64 = 86_400.0;
@@ -55,12 +55,6 @@ impl Clocked {
             self.db.end_session(&id, "user_exit").expect("end");
         }
         self.clock.set(T0);
-    }
-
-    fn say(&self, id: &str, text: &str) {
-        self.db
-            .append_message(&NewMessage::new(id, "user").content(text))
-            .expect("append");
     }
 
     fn exec(&self, sql: &str) {
@@ -690,7 +684,7 @@ fn delete_sessions_follows_the_measured_example_with_transcripts() {
     );
     s.session(NewSession::new("other", "cli"), 1.0, false);
     for id in ["d_par", "d_sub", "d_grand", "other"] {
-        s.say(id, "hello");
+        say_now(&s.db, id, "hello");
     }
     let transcripts = tempfile::tempdir().expect("tempdir");
     touch(
@@ -759,8 +753,8 @@ fn delete_session_if_empty_needs_no_title_no_messages_no_children() {
     );
     s.db.set_session_title("titled", Some("A title"))
         .expect("title");
-    s.say("talked", "hi");
-    s.say("inactive", "gone");
+    say_now(&s.db, "talked", "hi");
+    say_now(&s.db, "inactive", "gone");
     s.exec("UPDATE messages SET active = 0 WHERE session_id = 'inactive'; UPDATE sessions SET message_count = 0 WHERE id = 'inactive'");
     s.db.update_token_counts(
         "empty",
@@ -796,7 +790,7 @@ fn delete_empty_sessions_takes_ended_unarchived_sessions_without_messages() {
     s.session(NewSession::new("live_empty", "cli"), 1.0, false);
     s.session(NewSession::new("archived_empty", "cli"), 1.0, true);
     s.session(NewSession::new("ended_full", "cli"), 1.0, false);
-    s.say("ended_full", "words");
+    say_now(&s.db, "ended_full", "words");
     s.db.end_session("ended_full", "user_exit").expect("end");
     s.session(
         NewSession::new("child", "cli").parent_session_id("ended_empty"),
@@ -827,7 +821,7 @@ fn count_and_delete_empty_sessions_share_one_definition() {
     s.session(NewSession::new("live", "cli"), 1.0, false);
     s.session(NewSession::new("archived", "cli"), 1.0, true);
     s.session(NewSession::new("full", "cli"), 1.0, false);
-    s.say("full", "words");
+    say_now(&s.db, "full", "words");
     s.db.end_session("full", "user_exit").expect("end");
     // A NULL counter is not 0 (the original's `message_count = 0`).
     s.exec(
@@ -934,7 +928,7 @@ fn auto_archive_archives_idle_unpinned_sessions_once_per_interval() {
     s.session(NewSession::new("busy", "cli"), 5.0, false);
     s.session(NewSession::new("fresh", "cli"), 1.0, false);
     s.clock.set(T0 - DAY);
-    s.say("busy", "recent activity");
+    say_now(&s.db, "busy", "recent activity");
     s.clock.set(T0);
     s.exec("UPDATE sessions SET pinned = 1 WHERE id = 'pinned'");
 
@@ -1000,7 +994,7 @@ fn auto_archive_archives_what_archive_stale_sessions_archives() {
     s.session(NewSession::new("fresh", "cli"), 1.0, false);
     s.session(NewSession::new("done", "cli"), 9.0, true);
     s.clock.set(T0 - DAY);
-    s.say("busy", "recent activity");
+    say_now(&s.db, "busy", "recent activity");
     s.clock.set(T0);
     s.exec(
         "UPDATE sessions SET pinned = 1 WHERE id = 'pinned';

@@ -8,13 +8,7 @@ use hermes_state_core::store::Accounting;
 use hermes_state_core::store::Cleanup;
 use hermes_state_core::store::Messages;
 use hermes_state_core::store::Sessions;
-
-fn say(store: &Store, session: &str, text: &str) {
-    store
-        .db
-        .append_message(&NewMessage::new(session, "user").content(text))
-        .expect("append");
-}
+use hermes_state_testkit::build::say_now;
 
 fn usage(store: &Store, session: &str) {
     store
@@ -47,7 +41,7 @@ fn clear_messages_deletes_all_rows_and_zeroes_only_the_message_counters() {
     let store = Store::new();
     store.session("s");
     store.session("keep");
-    say(&store, "s", "alpha zebra");
+    say_now(&store.db, "s", "alpha zebra");
     store
         .db
         .append_message(
@@ -56,8 +50,8 @@ fn clear_messages_deletes_all_rows_and_zeroes_only_the_message_counters() {
                 .tool_calls(json!([{"id": "a"}, {"id": "b"}])),
         )
         .expect("append");
-    say(&store, "s", "rewound zebra");
-    say(&store, "keep", "zebra elsewhere");
+    say_now(&store.db, "s", "rewound zebra");
+    say_now(&store.db, "keep", "zebra elsewhere");
     usage(&store, "s");
     store.exec("UPDATE messages SET active = 0 WHERE id = 3", []);
     store.exec("UPDATE sessions SET title = 'T' WHERE id = 's'", []);
@@ -153,7 +147,7 @@ fn delete_session_removes_delegates_and_orphans_other_children() {
         ("d_grand", "delegateword"),
         ("broken", "brokenword"),
     ] {
-        say(&store, session, &format!("{word} from {session}"));
+        say_now(&store.db, session, format!("{word} from {session}"));
         usage(&store, session);
     }
     assert_eq!(store.fts_hits("parentword"), 1);
@@ -252,7 +246,7 @@ fn delete_session_keeps_compression_continuations_and_foreign_delegates() {
 fn empty_id_session_can_be_deleted() {
     let store = Store::new();
     store.session("");
-    say(&store, "", "emptyidword");
+    say_now(&store.db, "", "emptyidword");
     assert!(store.db.delete_session("").expect("delete"));
     assert_eq!(store.count("SELECT count(*) FROM sessions", []), 0);
     assert_eq!(store.fts_hits("emptyidword"), 0);

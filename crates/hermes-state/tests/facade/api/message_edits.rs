@@ -18,18 +18,11 @@ use hermes_state::{
 use crate::common::{NULL, Store, assert_kind, i, t};
 use hermes_state_core::store::Messages;
 use hermes_state_core::store::Search;
+use hermes_state_testkit::build::{assistant, user};
 
 const COUNTERS: &str =
     "SELECT message_count, tool_call_count, rewind_count FROM sessions WHERE id = ?1";
 const STATES: &str = "SELECT id, active, compacted FROM messages WHERE session_id = ?1 ORDER BY id";
-
-fn user(session: &str, text: &str) -> NewMessage {
-    NewMessage::new(session, "user").content(text)
-}
-
-fn assistant(session: &str, text: &str) -> NewMessage {
-    NewMessage::new(session, "assistant").content(text)
-}
 
 /// A store whose clock stands still at `now`.
 fn store_at(now: f64) -> (Store, Arc<FixedClock>) {
@@ -721,7 +714,7 @@ fn get_messages_around_returns_a_window_with_inactive_rows_and_its_counts() {
     let store = Store::new();
     store.session("s");
     store.session("t");
-    let texts: Vec<NewMessage> = (1..=9).map(|n| user("s", &format!("m{n}"))).collect();
+    let texts: Vec<NewMessage> = (1..=9).map(|n| user("s", format!("m{n}"))).collect();
     append(&store, &texts);
     append(&store, &[user("t", "elsewhere")]);
     store.exec("UPDATE messages SET active = 0 WHERE id = 4", []);
@@ -790,8 +783,8 @@ fn list_recent_user_messages_previews_newest_first() {
                     json!([{"type": "image_url", "image_url": {"url": "x"}}]),
                 ))
                 .timestamp(3.0),
-            user("s", &long).timestamp(4.0),
-            user("s", &"x".repeat(80)).timestamp(5.0),
+            user("s", long.as_str()).timestamp(4.0),
+            user("s", "x".repeat(80)).timestamp(5.0),
             NewMessage::new("s", "user").timestamp(6.0),
             NewMessage::new("s", "user")
                 .content(Content::Structured(json!({"type": "text", "text": "obj"})))

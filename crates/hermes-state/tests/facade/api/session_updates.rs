@@ -2,30 +2,16 @@
 //! the handoff (`api::handoff`), with the unknown-id, empty-id and read-only
 //! cases.
 
-use hermes_state::{ErrorKind, GatewayPeer, NewMessage, NewSession, SESSION_RESET, SessionDb};
+use hermes_state::{ErrorKind, GatewayPeer, NewSession, SESSION_RESET, SessionDb};
 
 use crate::common::{NULL, Store, assert_kind, i, r, t};
 use hermes_state_core::store::Cleanup;
 use hermes_state_core::store::Coordination;
-use hermes_state_core::store::Messages;
 use hermes_state_core::store::Sessions;
 use hermes_state_core::store::Titles;
+use hermes_state_testkit::build::{add_child, say_now};
 
 const DAY: f64 = 86_400.0;
-
-fn say(store: &Store, session: &str) {
-    store
-        .db
-        .append_message(&NewMessage::new(session, "user").content("hello"))
-        .expect("append");
-}
-
-fn child(store: &Store, id: &str, parent: &str) {
-    store
-        .db
-        .create_session(&NewSession::new(id, "cli").parent_session_id(parent))
-        .expect("create child");
-}
 
 fn started(store: &Store, id: &str, days_ago: f64) {
     let at = store.db.now() - days_ago * DAY;
@@ -354,12 +340,12 @@ fn set_expiry_finalized_writes_one_or_zero() {
 /// branched session.
 fn compression_chain(store: &Store) {
     store.session("gp");
-    child(store, "root", "gp");
-    child(store, "mid", "root");
-    child(store, "tip", "mid");
-    child(store, "side", "root");
+    add_child(&store.db, "root", "gp");
+    add_child(&store.db, "mid", "root");
+    add_child(&store.db, "tip", "mid");
+    add_child(&store.db, "side", "root");
     store.session("br");
-    child(store, "other", "br");
+    add_child(&store.db, "other", "br");
     for (id, reason) in [
         ("gp", "user_exit"),
         ("root", "compression"),
@@ -454,7 +440,7 @@ fn set_session_pinned_covers_the_whole_compression_lineage() {
 fn lineage_flags_stop_on_a_parent_cycle() {
     let store = Store::new();
     store.session("a");
-    child(&store, "b", "a");
+    add_child(&store.db, "b", "a");
     store.exec("UPDATE sessions SET parent_session_id = 'b', end_reason = 'compression', ended_at = 1 WHERE id = 'a'", []);
     store.exec(
         "UPDATE sessions SET end_reason = 'compression', ended_at = 1 WHERE id = 'b'",
@@ -527,9 +513,9 @@ fn finalize_orphaned_compression_sessions_ends_only_stale_half_done_continuation
         ("not_compression", "p_exit", 8.0, 0, true, false),
     ];
     for (id, parent, days, calls, messages, ended) in cases {
-        child(&store, id, parent);
+        add_child(&store.db, id, parent);
         if messages {
-            say(&store, id);
+            say_now(&store.db, id, "hello");
         }
         if ended {
             store.db.end_session(id, "user_exit").expect("end");
@@ -604,7 +590,7 @@ fn prune_empty_ghost_sessions_deletes_old_ended_untitled_empty_tui_sessions() {
             store.db.set_session_title(id, Some(title)).expect("title");
         }
         if messages {
-            say(&store, id);
+            say_now(&store.db, id, "hello");
         }
         if ended {
             store.db.end_session(id, "user_exit").expect("end");
@@ -612,7 +598,7 @@ fn prune_empty_ghost_sessions_deletes_old_ended_untitled_empty_tui_sessions() {
         started(&store, id, days);
     }
     // A ghost that is a parent: its child is orphaned, not deleted.
-    child(&store, "kid", "ghost2");
+    add_child(&store.db, "kid", "ghost2");
 
     let dir = tempfile::tempdir().expect("sessions dir");
     let files = [

@@ -8,6 +8,7 @@ use hermes_state::{ErrorKind, NewMessage, NewSession, OriginalError, SessionDb};
 use super::Clocked;
 use hermes_state_core::store::Messages;
 use hermes_state_core::store::Sessions;
+use hermes_state_testkit::build::assistant;
 
 fn append(db: &SessionDb, session: &str, role: &str, content: Value) -> i64 {
     let mut message = NewMessage::new(session, role);
@@ -111,10 +112,6 @@ fn the_anchored_view_filters_the_window_and_adds_bookends_outside_it() {
                "bookend_start": [], "bookend_end": []}),
         "an anchor of another session gives the original's empty view"
     );
-}
-
-fn assistant(session: &str, content: &str) -> NewMessage {
-    NewMessage::new(session, "assistant").content(content)
 }
 
 #[test]

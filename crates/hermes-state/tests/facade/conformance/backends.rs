@@ -1,10 +1,14 @@
-//! The stores a conformance case runs on, each fresh and cleaned up after.
+//! Both backends in one test, for the cases that need both in one binary
+//! (moving a store between them, comparing their answers through the
+//! facade's `by_name`, the facade's export and import): each store fresh
+//! and cleaned up after. The rest of the suite runs per backend from the
+//! test kit (`hermes_state_testkit::conformance`).
 
 use std::sync::Arc;
 
 use hermes_state::postgres::PgStore;
 use hermes_state::{
-    Clock, FixedClock, SessionDb, SessionStore, StoreLocation, StoreOptions, open_store,
+    Clock, FixedClock, NewSession, SessionDb, SessionStore, StoreLocation, StoreOptions, open_store,
 };
 pub use hermes_state_testkit::PG_URL_VAR;
 use hermes_state_testkit::PgSchema;
@@ -107,4 +111,14 @@ pub fn backends_at(case: &str, now: f64) -> Vec<Backend> {
             Backend { store, ..b }
         })
         .collect()
+}
+
+/// Creates a session and sets its `started_at` raw (the seam has no call
+/// for it), so that orders do not hang on the clock.
+pub fn add(b: &Backend, session: NewSession, started_at: f64) {
+    let id = session.id.clone();
+    b.store.create_session(&session).unwrap();
+    b.exec(&format!(
+        "UPDATE sessions SET started_at = {started_at:?} WHERE id = '{id}'"
+    ));
 }

@@ -12,8 +12,8 @@ use hermes_state::{
 };
 use serde_json::{Value, json};
 
+use super::backends::add;
 use super::backends::{Backend, backends, backends_at};
-use super::lookups::add;
 
 /// The same store on any backend: a lineage whose child sorts before its
 /// parent, titles, two sources, structured and multilingual content, tool

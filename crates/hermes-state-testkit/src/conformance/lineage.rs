@@ -1,0 +1,104 @@
+//! Lineage reads (`api.md` §9.2) and the next title of a lineage (§6.4)
+//! through the seam.
+
+use hermes_state_types::NewSession;
+
+use super::Backend;
+use crate::build::child;
+
+pub fn ancestors_descendants_and_roots_walk_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    s.create_session(&NewSession::new("r", "cli")).unwrap();
+    s.set_session_title("r", Some("Root one")).unwrap();
+    s.create_session(&child("c1", "r")).unwrap();
+    s.create_session(&child("c2", "r")).unwrap();
+    // The grandchild under the second child is created first: levels
+    // still come in the order of their parents.
+    s.create_session(&child("g2", "c2")).unwrap();
+    s.create_session(&child("g1", "c1")).unwrap();
+
+    let ids = |entries: Vec<hermes_state_core::lineage::LineageEntry>| -> Vec<String> {
+        entries.into_iter().map(|e| e.id).collect()
+    };
+    let up = s.ancestors("g1").unwrap();
+    assert_eq!(ids(up.clone()), ["g1", "c1", "r"], "{n}");
+    assert_eq!(up[2].title.as_deref(), Some("Root one"), "{n}");
+    assert_eq!(up[2].parent_session_id, None, "{n}");
+    assert_eq!(up[0].parent_session_id.as_deref(), Some("c1"), "{n}");
+    assert_eq!(
+        up[2].started_at,
+        s.get_session("r").unwrap().unwrap().started_at,
+        "{n}"
+    );
+    assert_eq!(
+        ids(s.descendants("r").unwrap()),
+        ["r", "c1", "c2", "g1", "g2"],
+        "{n}"
+    );
+    assert_eq!(ids(s.descendants("c2").unwrap()), ["c2", "g2"], "{n}");
+    assert_eq!(s.lineage_root("g2").unwrap(), "r", "{n}");
+    assert_eq!(s.lineage_root("r").unwrap(), "r", "{n}");
+
+    // Unknown ids.
+    assert!(s.ancestors("nope").unwrap().is_empty(), "{n}");
+    assert!(s.descendants("nope").unwrap().is_empty(), "{n}");
+    assert_eq!(s.lineage_root("nope").unwrap(), "nope", "{n}");
+
+    // A damaged store: re-creating `x` fills its NULL parent with `y`,
+    // whose parent is `x`. Every walk ends.
+    s.create_session(&NewSession::new("x", "cli")).unwrap();
+    s.create_session(&child("y", "x")).unwrap();
+    s.create_session(&child("x", "y")).unwrap();
+    assert_eq!(ids(s.ancestors("x").unwrap()), ["x", "y"], "{n}");
+    assert_eq!(ids(s.descendants("x").unwrap()), ["x", "y"], "{n}");
+    assert_eq!(s.lineage_root("x").unwrap(), "y", "{n}");
+}
+
+pub fn next_titles_in_a_lineage_are_numbered_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    assert_eq!(
+        s.get_next_title_in_lineage("Fresh").unwrap(),
+        "Fresh",
+        "{n}"
+    );
+    for (id, title) in [
+        ("a", "Docker fix"),
+        ("b", "docker fix #5"),
+        ("c", "100% done"),
+        ("d", "100x done #7"),
+        ("e", "école"),
+        ("f", "ÉCOLE #4"),
+    ] {
+        s.create_session(&NewSession::new(id, "cli")).unwrap();
+        s.set_session_title(id, Some(title)).unwrap();
+    }
+    assert_eq!(
+        s.get_next_title_in_lineage("Docker fix").unwrap(),
+        "Docker fix #6",
+        "{n}: LIKE folds ASCII case"
+    );
+    assert_eq!(
+        s.get_next_title_in_lineage("Docker fix #2").unwrap(),
+        "Docker fix #6",
+        "{n}"
+    );
+    assert_eq!(
+        s.get_next_title_in_lineage("100% done").unwrap(),
+        "100% done #2",
+        "{n}: % is no wildcard"
+    );
+    assert_eq!(
+        s.get_next_title_in_lineage("école").unwrap(),
+        "école #2",
+        "{n}: no case folding beyond ASCII"
+    );
+    assert_eq!(
+        s.get_next_title_in_lineage("Other #3").unwrap(),
+        "Other",
+        "{n}"
+    );
+}

@@ -1,0 +1,235 @@
+//! Lookups through the seam: by title and id prefix (`api.md` §2.4,
+//! §6.2), along compression lineages (§9.2), and the message readers of
+//! §5.3 (a window, the recent user turns, a platform id).
+
+use hermes_state_types::Content;
+use hermes_state_types::NewMessage;
+use hermes_state_types::NewSession;
+use serde_json::json;
+
+use super::Backend;
+use crate::build::{child, say};
+
+pub fn titles_and_id_prefixes_resolve_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    b.add(NewSession::new("abc-1", "cli"), 1.0);
+    b.add(NewSession::new("abd-2", "cli"), 2.0);
+    b.add(NewSession::new("x_%y", "cli"), 3.0);
+    b.add(NewSession::new("ÉTÉ-1", "cli"), 4.0);
+    s.set_session_title("abc-1", Some("Trip")).unwrap();
+
+    let by_title = s.get_session_by_title("Trip").unwrap().unwrap();
+    assert_eq!(by_title.id, "abc-1", "{n}");
+    assert_eq!(by_title.started_at, 1.0, "{n}");
+    assert_eq!(s.get_session_by_title("trip").unwrap(), None, "{n}");
+    assert_eq!(s.get_session_by_title("nope").unwrap(), None, "{n}");
+
+    assert_eq!(
+        s.resolve_session_id("abd-2").unwrap().as_deref(),
+        Some("abd-2"),
+        "{n}"
+    );
+    assert_eq!(
+        s.resolve_session_id("abc").unwrap().as_deref(),
+        Some("abc-1"),
+        "{n}"
+    );
+    // ASCII case folds.
+    assert_eq!(
+        s.resolve_session_id("ABD").unwrap().as_deref(),
+        Some("abd-2"),
+        "{n}"
+    );
+    // Several match, none match, empty: none.
+    assert_eq!(s.resolve_session_id("ab").unwrap(), None, "{n}");
+    assert_eq!(s.resolve_session_id("zz").unwrap(), None, "{n}");
+    assert_eq!(s.resolve_session_id("").unwrap(), None, "{n}");
+    // Wildcards are literal.
+    assert_eq!(
+        s.resolve_session_id("x_%").unwrap().as_deref(),
+        Some("x_%y"),
+        "{n}"
+    );
+    assert_eq!(s.resolve_session_id("_").unwrap(), None, "{n}");
+    assert_eq!(s.resolve_session_id("%").unwrap(), None, "{n}");
+    // Only ASCII folds, as in SQLite's LIKE: `été` is not a prefix of `ÉTÉ-1`.
+    assert_eq!(
+        s.resolve_session_id("ÉT").unwrap().as_deref(),
+        Some("ÉTÉ-1"),
+        "{n}"
+    );
+    assert_eq!(s.resolve_session_id("ét").unwrap(), None, "{n}");
+}
+
+pub fn compression_tips_roots_and_resumes_walk_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    b.add(NewSession::new("root", "cli"), 100.0);
+    s.end_session("root", "compression").unwrap();
+    b.add(child("live", "root"), 120.0);
+    b.add(child("done", "root"), 115.0);
+    s.end_session("done", "user_exit").unwrap();
+    b.add(child("compressed", "root"), 111.0);
+    s.end_session("compressed", "compression").unwrap();
+    b.add(child("branch", "root"), 300.0);
+    s.update_session_meta("branch", Some(r#"{"_branched_from": "root"}"#), None)
+        .unwrap();
+    b.add(child("delegate", "root"), 301.0);
+    s.update_session_meta("delegate", Some(r#"{"_delegate_from": "root"}"#), None)
+        .unwrap();
+    b.add(
+        {
+            let mut tool = child("tool", "root");
+            tool.source = "tool".into();
+            tool
+        },
+        303.0,
+    );
+    b.add(child("next_old", "compressed"), 200.0);
+    b.add(child("next_new", "compressed"), 210.0);
+
+    // The compression-ended child wins over the live one, then the
+    // newest start among live ones.
+    assert_eq!(s.get_compression_tip("root").unwrap(), "next_new", "{n}");
+    // The newest activity wins over the newest start.
+    say(&*b, "next_old", "late", 500.0);
+    assert_eq!(s.get_compression_tip("root").unwrap(), "next_old", "{n}");
+    assert_eq!(s.get_compression_tip("live").unwrap(), "live", "{n}");
+    // A `model_config` that is not JSON carries no marker; a branch
+    // started later is still skipped.
+    b.add(NewSession::new("p2", "cli"), 900.0);
+    s.end_session("p2", "compression").unwrap();
+    b.add(child("unparsable", "p2"), 901.0);
+    s.update_session_meta("unparsable", Some("{not json"), None)
+        .unwrap();
+    b.add(child("later_branch", "p2"), 902.0);
+    s.update_session_meta("later_branch", Some(r#"{"_branched_from": "p2"}"#), None)
+        .unwrap();
+    assert_eq!(s.get_compression_tip("p2").unwrap(), "unparsable", "{n}");
+    assert_eq!(s.get_compression_tip("nope").unwrap(), "nope", "{n}");
+
+    assert_eq!(s.get_conversation_root("next_old").unwrap(), "root", "{n}");
+    assert_eq!(s.get_conversation_root("root").unwrap(), "root", "{n}");
+    assert_eq!(s.get_conversation_root("nope").unwrap(), "nope", "{n}");
+
+    // Resume: the tip has messages; below it, the newest child that is
+    // not a branch; the deepest with messages wins.
+    b.add(child("below", "next_old"), 600.0);
+    say(&*b, "below", "more", 601.0);
+    b.add(child("below_empty", "below"), 700.0);
+    b.add(child("below_branch", "below"), 800.0);
+    s.update_session_meta("below_branch", Some(r#"{"_branched_from": "below"}"#), None)
+        .unwrap();
+    say(&*b, "below_branch", "branch", 801.0);
+    assert_eq!(s.resolve_resume_session_id("root").unwrap(), "below", "{n}");
+    // Nothing with messages on the path: the input itself.
+    assert_eq!(s.resolve_resume_session_id("live").unwrap(), "live", "{n}");
+    assert_eq!(s.resolve_resume_session_id("nope").unwrap(), "nope", "{n}");
+}
+
+pub fn message_windows_recent_user_turns_and_platform_ids_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    s.create_session(&NewSession::new("s", "cli")).unwrap();
+    s.create_session(&NewSession::new("other", "cli")).unwrap();
+    let long = format!("  first\n\tline {}", "x".repeat(100));
+    let ids = s
+        .append_messages(&[
+            NewMessage::new("s", "user")
+                .content(long.as_str())
+                .timestamp(1.0),
+            NewMessage::new("s", "assistant")
+                .content("a1")
+                .timestamp(2.0),
+            NewMessage::new("s", "user")
+                .content(Content::Structured(json!([
+                    {"type": "text", "text": "look"},
+                    {"type": "image_url", "image_url": {"url": "data:x"}},
+                    {"type": "text", "text": "here"}
+                ])))
+                .timestamp(3.0),
+            NewMessage::new("s", "assistant")
+                .content("a2")
+                .timestamp(4.0),
+            NewMessage::new("s", "user")
+                .content(Content::Structured(json!([{"type": "image_url"}])))
+                .timestamp(5.0),
+        ])
+        .unwrap();
+    let mut tagged = NewMessage::new("other", "user").content("p");
+    tagged.platform_message_id = Some("tg-42".into());
+    let other = s.append_message(&tagged).unwrap();
+
+    let around = s.get_messages_around("s", ids[2], 1).unwrap();
+    let got: Vec<i64> = around.window.iter().map(|m| m.id).collect();
+    assert_eq!(got, [ids[1], ids[2], ids[3]], "{n}");
+    assert_eq!(
+        (around.messages_before, around.messages_after),
+        (1, 1),
+        "{n}"
+    );
+    assert_eq!(
+        around.window[1].content,
+        s.get_messages("s").unwrap()[2].content,
+        "{n}"
+    );
+    let edge = s.get_messages_around("s", ids[0], 3).unwrap();
+    assert_eq!(
+        (edge.messages_before, edge.messages_after, edge.window.len()),
+        (0, 3, 4),
+        "{n}"
+    );
+    // An anchor of another session, or none: empty.
+    let empty = s.get_messages_around("s", other, 2).unwrap();
+    assert!(empty.window.is_empty(), "{n}");
+    assert_eq!((empty.messages_before, empty.messages_after), (0, 0), "{n}");
+    assert!(
+        s.get_messages_around("s", 999_999, 2)
+            .unwrap()
+            .window
+            .is_empty(),
+        "{n}"
+    );
+
+    let recent = s.list_recent_user_messages("s", 10, false).unwrap();
+    let got: Vec<(i64, f64, &str)> = recent
+        .iter()
+        .map(|r| (r.id, r.timestamp, r.preview.as_str()))
+        .collect();
+    let cut = format!("first line {}...", "x".repeat(66));
+    assert_eq!(
+        got,
+        [
+            (ids[4], 5.0, "[multimodal content]"),
+            (ids[2], 3.0, "look here"),
+            (ids[0], 1.0, cut.as_str()),
+        ],
+        "{n}"
+    );
+    assert_eq!(
+        s.list_recent_user_messages("s", 1, false).unwrap().len(),
+        1,
+        "{n}"
+    );
+    // Inactive rows only with `include_inactive`.
+    b.deactivate(ids[4]);
+    assert_eq!(
+        s.list_recent_user_messages("s", 10, false).unwrap().len(),
+        2,
+        "{n}"
+    );
+    assert_eq!(
+        s.list_recent_user_messages("s", 10, true).unwrap().len(),
+        3,
+        "{n}"
+    );
+
+    assert!(s.has_platform_message_id("other", "tg-42").unwrap(), "{n}");
+    assert!(!s.has_platform_message_id("s", "tg-42").unwrap(), "{n}");
+    assert!(!s.has_platform_message_id("other", "").unwrap(), "{n}");
+    assert!(!s.has_platform_message_id("", "tg-42").unwrap(), "{n}");
+}

@@ -1,0 +1,415 @@
+//! One conformance suite for every backend: the contract's cases, each a
+//! plain function over a [`Backend`] that opens fresh stores, and
+//! [`run_all`], which each backend crate's own tests call (the SQLite
+//! store's in the facade's test binary, the PostgreSQL store's in the
+//! PostgreSQL crate's), so no test binary links both backends (issue 25).
+//!
+//! Every case goes through `dyn SessionStore` only. Where the backends may
+//! differ (ranking, snippet windows, what only a file has), the case says
+//! so and asserts what both guarantee. Where a case compared the two
+//! backends' answers with each other, it now compares each backend's
+//! answers with the recorded reference ([`agreed`]): both equal the
+//! reference, so they equal each other, without one binary holding both.
+//!
+//! To rerun one failing case alone, name it (module and function, as the
+//! failure report prints it) in `HERMES_STATE_CONFORMANCE`; several
+//! names are separated by commas.
+
+// A case's name and the skip lines are printed on purpose: `cargo test`
+// shows them with the failure.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use hermes_state_core::SessionStore;
+use hermes_state_types::NewSession;
+use serde_json::Value;
+
+pub mod agreed;
+mod raw;
+
+// The cases: a module per subject, each case a function whose name is the
+// sentence it checks (a doc comment where the name is not enough), reached
+// through `CASES`, `run_all` and `run`.
+mod accounting;
+mod conversation_search;
+mod coordination;
+mod cron_and_repo_roots;
+mod delegations;
+mod deletes;
+mod handoff;
+mod lineage;
+mod lookups;
+mod message_edits;
+mod message_reads;
+mod more_ops;
+mod original_errors;
+mod originals_methods;
+mod prune;
+mod read_only;
+mod rich_listing;
+mod search;
+mod session_count;
+mod session_updates;
+mod sessions;
+mod stats;
+mod sweeps;
+mod telegram_topics;
+mod turns;
+
+/// A backend as the suite sees it: a way to open fresh stores of it.
+/// Each backend crate's tests implement it over their own store type.
+pub trait Backend: Sync {
+    /// The name its stores give (`SessionStore::backend_name`), for the
+    /// report.
+    fn name(&self) -> &'static str;
+
+    /// A fresh, empty store, removed when the [`TestStore`] drops.
+    fn open(&self) -> TestStore;
+
+    /// [`Backend::open`] with a clock that reads `now` for every time the
+    /// store takes from it, so that those times can be asserted exactly.
+    fn open_at(&self, now: f64) -> TestStore;
+}
+
+/// What a case may do to a store besides calling the contract: the raw
+/// statements a case needs where the contract has no call (setting a
+/// start time, reading a table's columns), and a second, read-only handle.
+/// Implemented by each backend crate's tests; it also owns what removes the
+/// store (a temporary folder, a PostgreSQL schema).
+pub trait Raw: Sync {
+    /// Runs statements without parameters, written in SQL both servers
+    /// accept (values inlined).
+    fn exec(&self, sql: &str);
+
+    /// The rows of one query, each column as JSON: NULL, an integer, a
+    /// float or a text.
+    fn query(&self, sql: &str) -> Vec<Vec<Value>>;
+
+    /// A second handle on the same store, opened read-only.
+    fn read_only(&self) -> Box<dyn SessionStore>;
+}
+
+/// One fresh store of one backend, and raw access to it.
+pub struct TestStore {
+    /// The store, through the contract only.
+    pub store: Box<dyn SessionStore>,
+    // Dropped after `store`: it removes what the store lives in.
+    raw: Box<dyn Raw>,
+}
+
+impl TestStore {
+    /// A store and its raw access (which removes it when dropped).
+    pub fn new(store: Box<dyn SessionStore>, raw: Box<dyn Raw>) -> TestStore {
+        TestStore { store, raw }
+    }
+
+    /// `sqlite` or `postgres`: the store's own answer.
+    pub fn name(&self) -> &'static str {
+        self.store.backend_name()
+    }
+
+    /// See [`Raw::exec`].
+    pub fn exec(&self, sql: &str) {
+        self.raw.exec(sql);
+    }
+
+    /// See [`Raw::query`].
+    pub fn query(&self, sql: &str) -> Vec<Vec<Value>> {
+        self.raw.query(sql)
+    }
+
+    /// See [`Raw::read_only`].
+    pub fn read_only(&self) -> Box<dyn SessionStore> {
+        self.raw.read_only()
+    }
+
+    /// Sets a session's `started_at` raw (the contract has no call for
+    /// it), so that orders do not hang on the clock.
+    pub fn set_started(&self, id: &str, at: f64) {
+        self.exec(&format!(
+            "UPDATE sessions SET started_at = {} WHERE id = {}",
+            real(at),
+            text(id)
+        ));
+    }
+
+    /// Creates a session and sets its `started_at`.
+    ///
+    /// # Panics
+    /// When the store refuses it.
+    pub fn add(&self, session: NewSession, started_at: f64) {
+        let id = session.id.clone();
+        self.store
+            .create_session(&session)
+            .expect("create a session");
+        self.set_started(&id, started_at);
+    }
+
+    /// Marks one message inactive (as a rewind does), raw.
+    pub fn deactivate(&self, message_id: i64) {
+        self.exec(&format!(
+            "UPDATE messages SET active = 0 WHERE id = {message_id}"
+        ));
+    }
+}
+
+impl std::ops::Deref for TestStore {
+    type Target = dyn SessionStore;
+
+    fn deref(&self) -> &Self::Target {
+        self.store.as_ref()
+    }
+}
+
+/// A float as an SQL literal both servers read as the same double
+/// (Rust's shortest round-trip form, always with a `.` or an exponent).
+fn real(value: f64) -> String {
+    format!("{value:?}")
+}
+
+/// A text as an SQL string literal.
+fn text(value: &str) -> String {
+    format!("'{}'", value.replace('\'', "''"))
+}
+
+/// One case of the suite: its name (`module::function`) and its body.
+#[derive(Clone, Copy)]
+pub struct Case {
+    /// `module::function`, as reports print it and
+    /// `HERMES_STATE_CONFORMANCE` takes it.
+    pub name: &'static str,
+    /// The case; it panics on a failed assertion.
+    pub run: fn(&dyn Backend),
+}
+
+macro_rules! cases {
+    ($($module:ident::$case:ident),* $(,)?) => {
+        &[$(Case {
+            name: concat!(stringify!($module), "::", stringify!($case)),
+            run: $module::$case,
+        }),*]
+    };
+}
+
+/// Every case of the suite, in the order reports list them.
+pub const CASES: &[Case] = cases![
+    accounting::token_counts_follow_the_measured_sequence_alike,
+    accounting::auxiliary_usage_never_touches_the_session_counters_alike,
+    conversation_search::a_compression_chain_collapses_to_one_conversation_titled_by_its_tip_alike,
+    conversation_search::branches_delegates_tool_sessions_and_other_children_are_conversations_of_their_own_alike,
+    conversation_search::limit_and_offset_count_conversations_and_hits_past_one_search_page_count_alike,
+    conversation_search::queries_without_hits_or_that_cannot_be_parsed_find_no_conversation_alike,
+    conversation_search::a_scope_keeps_only_its_sessions_and_time_window_in_every_count_alike,
+    conversation_search::a_window_read_in_time_order_past_one_search_page_finds_every_hit_inside_alike,
+    coordination::state_meta_is_written_and_replaced_alike,
+    coordination::gateway_routing_entries_are_saved_loaded_and_deleted_per_scope_alike,
+    coordination::compression_locks_are_held_refreshed_released_and_reclaimed_on_expiry_alike,
+    cron_and_repo_roots::cron_runs_match_the_job_prefix_literally_and_case_sensitively_newest_first_alike,
+    cron_and_repo_roots::messages_are_counted_per_exact_source_alike,
+    cron_and_repo_roots::repo_roots_are_backfilled_only_where_missing_for_non_empty_pairs_alike,
+    delegations::a_delegation_is_recorded_moved_and_finished_keeping_absent_json_alike,
+    delegations::delegation_ids_are_required_and_unique_with_the_same_error_kinds_alike,
+    delegations::delegations_are_listed_by_every_filter_in_dispatch_order_ties_by_byte_order_alike,
+    delegations::delegations_outlive_their_sessions_through_delete_and_prune_alike,
+    deletes::a_delete_takes_delegates_and_transcripts_and_orphans_other_children_alike,
+    deletes::a_batch_delete_counts_the_sessions_that_existed_alike,
+    deletes::only_an_untitled_childless_session_without_messages_is_deleted_if_empty_alike,
+    deletes::empty_sessions_are_ended_unarchived_and_uncounted_and_go_with_stray_rows_alike,
+    deletes::deletes_refuse_a_read_only_handle_alike,
+    handoff::handoffs_move_through_the_same_states_alike,
+    lineage::ancestors_descendants_and_roots_walk_alike,
+    lineage::next_titles_in_a_lineage_are_numbered_alike,
+    lookups::titles_and_id_prefixes_resolve_alike,
+    lookups::compression_tips_roots_and_resumes_walk_alike,
+    lookups::message_windows_recent_user_turns_and_platform_ids_alike,
+    message_edits::replace_and_compact_alike,
+    message_edits::rewind_and_restore_alike,
+    message_edits::rewind_targets_keep_tool_calls_as_text_and_string_content_previews_alike,
+    message_reads::message_pages_skip_inactive_rows_and_page_alike,
+    message_reads::negative_limits_offsets_and_windows_mean_what_they_mean_in_the_original_alike,
+    message_reads::conversations_are_built_alike_with_and_without_ancestors,
+    message_reads::clearing_messages_zeroes_counters_and_keeps_the_rest_alike,
+    more_ops::replacing_a_routing_scope_drops_empty_pairs_keeps_the_last_duplicate_alike,
+    more_ops::compression_lineage_follows_the_original_alike,
+    more_ops::working_directories_are_counted_with_their_last_activity_in_byte_order_alike,
+    more_ops::sessions_are_found_by_id_fragment_ranked_as_the_original_alike,
+    more_ops::the_newest_live_user_row_gets_api_content_only_when_its_content_matches_alike,
+    more_ops::the_newest_live_matching_message_gets_the_display_kind_alike,
+    more_ops::idle_sessions_are_archived_pinned_ones_only_when_asked_alike,
+    more_ops::a_gateway_peer_is_recorded_overwriting_the_tuple_and_keeping_absent_extras_alike,
+    more_ops::a_session_is_found_by_origin_preferring_the_user_and_refusing_ambiguity_alike,
+    more_ops::the_latest_recoverable_session_of_a_peer_is_found_by_key_then_by_peer_alike,
+    more_ops::gateway_sessions_list_the_newest_row_per_key_most_recent_first_alike,
+    original_errors::failures_are_classed_as_the_originals_exceptions_alike,
+    originals_methods::telegram_topic_bindings_are_made_refused_read_and_removed_alike,
+    originals_methods::resume_and_anchored_views_read_a_lineage_alike,
+    prune::prune_selects_deletes_and_orphans_alike,
+    read_only::the_new_writes_refuse_a_read_only_handle_alike,
+    rich_listing::sessions_by_last_activity_and_empty_counts_alike,
+    rich_listing::prune_candidates_list_and_archive_alike,
+    rich_listing::picker_listing_filters_projects_and_orders_alike,
+    search::the_same_queries_find_the_same_messages,
+    search::filters_paging_snippets_and_context_agree,
+    session_count::session_count_takes_the_originals_filters_alike,
+    session_updates::prompt_model_meta_route_and_cwd_updates_alike,
+    session_updates::archive_and_pin_cover_the_compression_lineage_alike,
+    session_updates::compression_bookkeeping_alike,
+    sessions::sessions_are_created_filled_ended_and_reopened_alike,
+    sessions::a_store_names_its_backend_and_is_itself_as_any,
+    sessions::messages_are_appended_counted_and_read_back_alike,
+    sessions::titles_are_unique_move_down_a_compression_lineage_and_resolve_alike,
+    sessions::listings_have_previews_last_activity_filters_and_pages_alike,
+    sessions::deleting_takes_delegates_along_and_orphans_other_children_alike,
+    sessions::a_read_only_handle_refuses_writes_alike,
+    stats::model_totals_top_sessions_and_usage_attribution_alike,
+    sweeps::an_end_is_promoted_to_a_session_reset_only_from_live_or_a_cleanup_alike,
+    sweeps::only_week_old_silent_compression_continuations_with_messages_are_finalized_alike,
+    sweeps::ghost_tui_sessions_go_with_their_transcripts_children_orphaned_alike,
+    sweeps::the_automatic_archive_runs_once_per_interval_and_reports_errors_alike,
+    sweeps::the_automatic_prune_runs_once_per_interval_postgresql_without_vacuum,
+    telegram_topics::the_telegram_topic_tables_are_created_on_request_only_alike,
+    turns::ensuring_a_session_creates_it_once_and_only_fills_a_missing_model_alike,
+    turns::an_automatic_title_is_set_and_checked_only_on_an_untitled_session_alike,
+    turns::rewound_and_compacted_rows_show_as_archived_and_in_the_full_conversation_alike,
+];
+
+/// The variable naming the cases to run (comma-separated), to rerun
+/// failures alone; every case runs when it is unset or empty.
+pub const ONLY_VAR: &str = "HERMES_STATE_CONFORMANCE";
+
+/// What a run did: the cases that ran and those that failed, with their
+/// panic messages.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// The backend's name.
+    pub backend: &'static str,
+    /// Every case that ran, in [`CASES`] order.
+    pub ran: Vec<&'static str>,
+    /// The failed cases and why.
+    pub failed: Vec<(&'static str, String)>,
+}
+
+/// Runs every case (or those [`ONLY_VAR`] names) on `backend`, each
+/// isolated: a panic in one is caught and reported, the rest still run.
+/// Cases run on up to four threads, as the test harness ran them.
+///
+/// # Panics
+/// When a case fails, naming every failed case and why; when
+/// [`ONLY_VAR`] names a case that does not exist.
+pub fn run_all(backend: &dyn Backend) -> Report {
+    let only = std::env::var(ONLY_VAR).unwrap_or_default();
+    let chosen: Vec<&Case> = if only.trim().is_empty() {
+        CASES.iter().collect()
+    } else {
+        only.split(',').map(|name| find(name.trim())).collect()
+    };
+    let report = run_cases(backend, &chosen);
+    for name in &report.ran {
+        let failed = report.failed.iter().any(|(failed, _)| failed == name);
+        println!(
+            "conformance on {}: {} {name}",
+            report.backend,
+            if failed { "FAILED" } else { "ok" }
+        );
+    }
+    println!(
+        "conformance on {}: {} cases ran, {} failed",
+        report.backend,
+        report.ran.len(),
+        report.failed.len()
+    );
+    assert!(report.failed.is_empty(), "{}", failure_text(&report));
+    report
+}
+
+/// Runs one case by name on `backend`, as [`run_all`] would.
+///
+/// # Panics
+/// When it fails, or when no case has that name.
+pub fn run(backend: &dyn Backend, name: &str) {
+    let report = run_cases(backend, &[find(name)]);
+    assert!(report.failed.is_empty(), "{}", failure_text(&report));
+}
+
+fn find(name: &str) -> &'static Case {
+    CASES
+        .iter()
+        .find(|case| case.name == name)
+        .unwrap_or_else(|| panic!("no conformance case is named {name:?}"))
+}
+
+fn run_cases(backend: &dyn Backend, cases: &[&Case]) -> Report {
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<Option<Result<(), String>>>> = Mutex::new(vec![None; cases.len()]);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, 4)
+        .min(cases.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(case) = cases.get(index) else { break };
+                    let outcome = catch_unwind(AssertUnwindSafe(|| (case.run)(backend)))
+                        .map_err(|payload| panic_text(payload.as_ref()));
+                    if let Err(why) = &outcome {
+                        eprintln!(
+                            "conformance case {} failed on {}: {why}",
+                            case.name,
+                            backend.name()
+                        );
+                    }
+                    outcomes
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)[index] = Some(outcome);
+                }
+            });
+        }
+    });
+    let mut report = Report {
+        backend: backend.name(),
+        ..Report::default()
+    };
+    let outcomes = outcomes
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for (case, outcome) in cases.iter().zip(outcomes) {
+        report.ran.push(case.name);
+        if let Some(Err(why)) = outcome {
+            report.failed.push((case.name, why));
+        }
+    }
+    report
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+fn failure_text(report: &Report) -> String {
+    let mut text = format!(
+        "{} of {} conformance cases failed on {}:\n",
+        report.failed.len(),
+        report.ran.len(),
+        report.backend
+    );
+    for (name, why) in &report.failed {
+        text.push_str(&format!("- {name}: {why}\n"));
+    }
+    let names: Vec<&str> = report.failed.iter().map(|(name, _)| *name).collect();
+    text.push_str(&format!(
+        "rerun them alone with {ONLY_VAR}={}",
+        names.join(",")
+    ));
+    text
+}
