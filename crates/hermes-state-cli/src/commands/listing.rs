@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use hermes_state::time_window::recent_sessions_in;
 use hermes_state::{ListFilter, RichListOptions, RichSession, Session, SessionStore};
 
 use crate::cli::ListArgs;
@@ -11,7 +12,6 @@ use crate::columns::{self, fit};
 use crate::commands::to_json;
 use crate::error::CliResult;
 use crate::output::{Output, datetime, one_line, shorten};
-use crate::paging::{Verdict, filtered_page};
 use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 use crate::{clock, local_time};
@@ -122,31 +122,18 @@ fn picker_rows(
 }
 
 /// The default listing (newest start first), with `--since` / `--until` on
-/// `started_at` applied here: the library's listing has no time filter.
+/// `started_at`: the library reads the window, the listing having no time
+/// filter.
 fn recent_in_window(
     db: &dyn SessionStore,
     args: &ListArgs,
 ) -> hermes_state::Result<Vec<hermes_state::SessionListing>> {
-    let fetch = |offset, limit| {
-        db.recent_sessions(&ListFilter {
-            source: args.source.clone(),
-            limit: Some(limit),
-            offset,
-        })
+    let filter = ListFilter {
+        source: args.source.clone(),
+        limit: Some(args.limit),
+        offset: args.offset,
     };
-    if !args.window.is_set() {
-        return fetch(args.offset, args.limit);
-    }
-    filtered_page(args.limit, args.offset, fetch, |row| {
-        let started = row.session.started_at;
-        if args.window.contains(started) {
-            Verdict::Keep
-        } else if args.window.is_after(started) {
-            Verdict::Stop
-        } else {
-            Verdict::Skip
-        }
-    })
+    recent_sessions_in(db, &filter, args.window.bounds())
 }
 
 /// The narrowest the title / preview column gets before other columns give
