@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use hermes_state::paging::{Verdict, filtered_page};
 use hermes_state::time_window::recent_sessions_in;
 use hermes_state::{ListFilter, RichListOptions, RichSession, Session, SessionStore};
 
@@ -15,10 +16,6 @@ use crate::output::{Output, datetime, one_line, shorten};
 use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 use crate::{clock, local_time};
-
-/// Rows fetched per page when the CLI filters the picker's rows itself
-/// (`--pinned`, `--model`: `RichListOptions` has no such fields).
-const PAGE: u32 = 500;
 
 /// One line of the listing, whichever query produced it.
 struct Row<'a> {
@@ -98,27 +95,21 @@ fn picker_rows(
     if !args.pinned && model.is_none() && !args.window.is_set() {
         return db.list_sessions_rich(&options).map_err(|e| ctx.fail(&e));
     }
-    let wanted = args.limit as usize;
-    let mut to_skip = args.offset as usize;
-    let mut rows = Vec::new();
-    options.limit = PAGE;
-    options.offset = 0;
-    while rows.len() < wanted {
-        let page = db.list_sessions_rich(&options).map_err(|e| ctx.fail(&e))?;
-        let fetched = page.len();
-        for row in page.into_iter().filter(|row| keep(row)) {
-            if to_skip > 0 {
-                to_skip -= 1;
-            } else if rows.len() < wanted {
-                rows.push(row);
-            }
+    let fetch = |offset, limit| {
+        db.list_sessions_rich(&RichListOptions {
+            offset,
+            limit,
+            ..options.clone()
+        })
+    };
+    let judge = |row: &RichSession| {
+        if keep(row) {
+            Verdict::Keep
+        } else {
+            Verdict::Skip
         }
-        if fetched < PAGE as usize {
-            break;
-        }
-        options.offset += PAGE;
-    }
-    Ok(rows)
+    };
+    filtered_page(args.limit, args.offset, fetch, judge).map_err(|e| ctx.fail(&e))
 }
 
 /// The default listing (newest start first), with `--since` / `--until` on
