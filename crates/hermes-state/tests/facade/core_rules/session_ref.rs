@@ -26,6 +26,7 @@ fn ids_latest_titles_and_prefixes_resolve_alike() {
             ("20260102_bbb333", "telegram", 300, None),
             ("x9", "cli", 50, Some("2026")),
             ("20260101", "cli", 40, None),
+            ("y7", "cli", 30, Some("20260102_b")),
         ];
         for (id, source, started, title) in sessions {
             s.create_session(&NewSession::new(id, source)).unwrap();
@@ -49,6 +50,7 @@ fn ids_latest_titles_and_prefixes_resolve_alike() {
             ("Paris #2", None, found("20260101_aab222")),
             // A title comes before an id prefix.
             ("2026", None, found("x9")),
+            ("20260102_b", None, found("y7")),
             // A unique prefix, ASCII case-insensitive.
             ("20260102", None, found("20260102_bbb333")),
             ("20260102_BBB", None, found("20260102_bbb333")),

@@ -51,6 +51,11 @@ fn fill(s: &dyn SessionStore, exec: impl Fn(&str)) {
             "UPDATE sessions SET started_at = {started} WHERE id = '{id}'"
         ));
     }
+    // A model with no accounting: NULL cost, sorted last.
+    let mut unaccounted = NewSession::new("f", "cli");
+    unaccounted.model = Some("unaccounted".into());
+    s.create_session(&unaccounted).unwrap();
+    exec("UPDATE sessions SET started_at = 600 WHERE id = 'f'");
 }
 
 fn window(since: Option<f64>, until: Option<f64>) -> TimeWindow {
@@ -79,10 +84,10 @@ fn the_sessions_of_a_window_are_read_newest_first() {
             (
                 filter(None, None, 0),
                 window(Some(400.0), None),
-                &["e", "d"],
+                &["f", "e", "d"],
             ),
             (filter(None, None, 0), window(None, Some(200.0)), &["a"]),
-            (filter(None, Some(2), 0), TimeWindow::default(), &["e", "d"]),
+            (filter(None, Some(2), 0), TimeWindow::default(), &["f", "e"]),
         ];
         for (filter, window, expected) in cases {
             let got = ids(recent_sessions_in(s, filter, *window).unwrap());
@@ -93,7 +98,7 @@ fn the_sessions_of_a_window_are_read_newest_first() {
             .into_iter()
             .map(|s| s.id)
             .collect();
-        assert_eq!(started, ["e", "d", "c", "a"], "{n}");
+        assert_eq!(started, ["f", "e", "d", "c", "a"], "{n}");
     }
 }
 
@@ -107,8 +112,16 @@ fn a_window_of_every_session_reports_what_the_store_aggregates() {
         let windowed = usage_report(s, window(Some(0.0), None), 3).unwrap();
         assert_eq!(whole.models, windowed.models, "{n}");
         assert_eq!(whole.top_sessions, windowed.top_sessions, "{n}");
-        assert_eq!((whole.sessions, whole.messages), (5, 7), "{n}");
-        assert_eq!((windowed.sessions, windowed.messages), (5, 7), "{n}");
+        assert_eq!((whole.sessions, whole.messages), (6, 7), "{n}");
+        assert_eq!((windowed.sessions, windowed.messages), (6, 7), "{n}");
+        assert_eq!(
+            whole
+                .models
+                .last()
+                .map(|m| (m.model.as_str(), m.total_cost)),
+            Some(("unaccounted", None)),
+            "{n}"
+        );
         assert!(!whole.usage.is_empty(), "{n}");
         assert!(
             windowed.usage.is_empty(),
