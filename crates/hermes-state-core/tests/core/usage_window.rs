@@ -1,4 +1,4 @@
-//! The §3.4 aggregations over a window's sessions: the rules of the
+//! The `api.md` §3.4 aggregations over a window's sessions: the rules of the
 //! stores' SQL (NULL sums, cost order with unknown costs last, sessions
 //! without a model left out; the most tokens first).
 

@@ -1,5 +1,5 @@
 //! `time_window` and `usage_window`: the sessions that started in a window,
-//! and the §3.4 statistics over them, which must be the store's own
+//! and the `api.md` §3.4 statistics over them, which must be the store's own
 //! aggregations when the window takes every session.
 
 use hermes_state::time_window::{TimeWindow, recent_sessions_in, sessions_started_in};
