@@ -14,7 +14,6 @@ mod by_name;
 mod conformance;
 mod contention;
 mod coordination;
-mod core_rules;
 mod default_path;
 mod doctor;
 mod export;
