@@ -21,7 +21,6 @@ mod interactive;
 mod local_time;
 mod output;
 mod pager;
-mod paging;
 mod progress;
 mod render;
 mod row_format;

@@ -25,20 +25,22 @@ pub struct TimeWindow {
 }
 
 impl TimeWindow {
+    /// The window as the library reads it.
+    pub fn bounds(self) -> hermes_state::time_window::TimeWindow {
+        hermes_state::time_window::TimeWindow {
+            since: self.since,
+            until: self.until,
+        }
+    }
+
     /// Whether a bound was given.
     pub fn is_set(&self) -> bool {
-        self.since.is_some() || self.until.is_some()
+        self.bounds().is_set()
     }
 
     /// Whether the time lies in the window (`since <= t < until`).
     pub fn contains(&self, t: f64) -> bool {
-        self.since.is_none_or(|since| t >= since) && self.until.is_none_or(|until| t < until)
-    }
-
-    /// Whether every time before `t` lies before the window too: a listing
-    /// ordered newest first can stop there.
-    pub fn is_after(&self, t: f64) -> bool {
-        self.since.is_some_and(|since| t < since)
+        self.bounds().contains(t)
     }
 }
 
@@ -324,21 +326,5 @@ mod tests {
                 .unwrap_err()
                 .contains("time of day")
         );
-    }
-
-    #[test]
-    fn the_window_is_inclusive_then_exclusive() {
-        let window = TimeWindow {
-            since: Some(10.0),
-            until: Some(20.0),
-        };
-        assert!(!window.contains(9.9));
-        assert!(window.contains(10.0));
-        assert!(window.contains(19.9));
-        assert!(!window.contains(20.0));
-        assert!(window.is_after(9.0));
-        assert!(!window.is_after(10.0));
-        assert!(TimeWindow::default().contains(f64::MIN));
-        assert!(!TimeWindow::default().is_set());
     }
 }

@@ -81,7 +81,8 @@ pub struct ConversationHit {
 }
 
 /// Which hits count, beyond the filters of [`SearchOptions`]: the default
-/// scope takes every hit.
+/// scope takes every hit. Single hits are scoped alike by
+/// [`crate::search_scope::search_messages_in`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ConversationScope {
     /// Only hits in these sessions (`None`: any session).
@@ -94,7 +95,7 @@ pub struct ConversationScope {
 
 impl ConversationScope {
     /// Whether a hit (its session and time) is in scope.
-    fn takes(&self, session_id: &str, t: f64) -> bool {
+    pub fn takes(&self, session_id: &str, t: f64) -> bool {
         self.since.is_none_or(|since| t >= since)
             && self.until.is_none_or(|until| t < until)
             && self
@@ -105,7 +106,7 @@ impl ConversationScope {
 
     /// Whether no later hit of a search in time order (`newest`/`oldest`)
     /// than one at time `t` can be in the window: reading can stop.
-    fn is_past(&self, t: f64, sort: Option<&str>) -> bool {
+    pub fn is_past(&self, t: f64, sort: Option<&str>) -> bool {
         match sort {
             Some("newest") => self.since.is_some_and(|since| t < since),
             Some("oldest") => self.until.is_some_and(|until| t >= until),

@@ -68,6 +68,10 @@ pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};
 pub use handoff::{HANDOFF_ERROR_MAX_CHARS, HandoffState};
 pub use hermes_state_core::clock::{Clock, FixedClock, SystemClock};
 pub use hermes_state_core::{Backend, BackendFailure};
+/// Rules written once over the contract, for every client of either backend:
+/// which session an argument names, search hits in a lineage or a time
+/// window, the sessions and the usage statistics of a time window.
+pub use hermes_state_core::{paging, search_scope, session_ref, time_window, usage_window};
 /// The PostgreSQL backend (feature `postgres`).
 #[cfg(feature = "postgres")]
 pub use hermes_state_postgres as postgres;

@@ -16,6 +16,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 use std::rc::Rc;
 
+use hermes_state::time_window::sessions_started_in;
 use hermes_state::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, IMPORT_LINE_LIMIT, ImportOptions,
     ImportReport, SCHEMA_VERSION, SessionStore,
@@ -210,7 +211,7 @@ fn window_ids(
     if !args.window.is_set() {
         return Ok(args.session.clone().map(|id| vec![id]));
     }
-    let in_window = super::windowed::sessions_in(store, args.source.as_deref(), args.window)
+    let in_window = sessions_started_in(store, args.source.as_deref(), args.window.bounds())
         .map_err(|e| ctx.fail(&e))?;
     Ok(Some(
         in_window

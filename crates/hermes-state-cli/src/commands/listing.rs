@@ -4,6 +4,8 @@
 
 use std::fmt::Write as _;
 
+use hermes_state::paging::{Verdict, filtered_page};
+use hermes_state::time_window::recent_sessions_in;
 use hermes_state::{ListFilter, RichListOptions, RichSession, Session, SessionStore};
 
 use crate::cli::ListArgs;
@@ -11,14 +13,9 @@ use crate::columns::{self, fit};
 use crate::commands::to_json;
 use crate::error::CliResult;
 use crate::output::{Output, datetime, one_line, shorten};
-use crate::paging::{Verdict, filtered_page};
 use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 use crate::{clock, local_time};
-
-/// Rows fetched per page when the CLI filters the picker's rows itself
-/// (`--pinned`, `--model`: `RichListOptions` has no such fields).
-const PAGE: u32 = 500;
 
 /// One line of the listing, whichever query produced it.
 struct Row<'a> {
@@ -98,55 +95,36 @@ fn picker_rows(
     if !args.pinned && model.is_none() && !args.window.is_set() {
         return db.list_sessions_rich(&options).map_err(|e| ctx.fail(&e));
     }
-    let wanted = args.limit as usize;
-    let mut to_skip = args.offset as usize;
-    let mut rows = Vec::new();
-    options.limit = PAGE;
-    options.offset = 0;
-    while rows.len() < wanted {
-        let page = db.list_sessions_rich(&options).map_err(|e| ctx.fail(&e))?;
-        let fetched = page.len();
-        for row in page.into_iter().filter(|row| keep(row)) {
-            if to_skip > 0 {
-                to_skip -= 1;
-            } else if rows.len() < wanted {
-                rows.push(row);
-            }
+    let fetch = |offset, limit| {
+        db.list_sessions_rich(&RichListOptions {
+            offset,
+            limit,
+            ..options.clone()
+        })
+    };
+    let judge = |row: &RichSession| {
+        if keep(row) {
+            Verdict::Keep
+        } else {
+            Verdict::Skip
         }
-        if fetched < PAGE as usize {
-            break;
-        }
-        options.offset += PAGE;
-    }
-    Ok(rows)
+    };
+    filtered_page(args.limit, args.offset, fetch, judge).map_err(|e| ctx.fail(&e))
 }
 
 /// The default listing (newest start first), with `--since` / `--until` on
-/// `started_at` applied here: the library's listing has no time filter.
+/// `started_at`: the library reads the window, the listing having no time
+/// filter.
 fn recent_in_window(
     db: &dyn SessionStore,
     args: &ListArgs,
 ) -> hermes_state::Result<Vec<hermes_state::SessionListing>> {
-    let fetch = |offset, limit| {
-        db.recent_sessions(&ListFilter {
-            source: args.source.clone(),
-            limit: Some(limit),
-            offset,
-        })
+    let filter = ListFilter {
+        source: args.source.clone(),
+        limit: Some(args.limit),
+        offset: args.offset,
     };
-    if !args.window.is_set() {
-        return fetch(args.offset, args.limit);
-    }
-    filtered_page(args.limit, args.offset, fetch, |row| {
-        let started = row.session.started_at;
-        if args.window.contains(started) {
-            Verdict::Keep
-        } else if args.window.is_after(started) {
-            Verdict::Stop
-        } else {
-            Verdict::Skip
-        }
-    })
+    recent_sessions_in(db, &filter, args.window.bounds())
 }
 
 /// The narrowest the title / preview column gets before other columns give

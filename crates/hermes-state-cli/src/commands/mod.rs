@@ -26,14 +26,12 @@ mod prune;
 mod query;
 mod rewind;
 mod schema;
-mod search;
+pub(crate) mod search;
 mod search_conversations;
-mod search_scope;
 mod sessions;
 mod shell;
 pub(crate) mod stats;
 mod titles;
-mod windowed;
 
 use std::path::PathBuf;
 

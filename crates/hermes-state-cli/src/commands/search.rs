@@ -2,7 +2,8 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::SearchOptions;
+use hermes_state::search_scope::{lineage_scope, search_messages_in};
+use hermes_state::{ConversationScope, SearchOptions, SessionStore};
 use hermes_state::{QueryProblem, query_problem};
 
 use crate::cli::{SearchArgs, SortOrder};
@@ -12,7 +13,6 @@ use crate::output::{one_line, shorten, when};
 use crate::row_format::RowFormat;
 use crate::store::{Access, Context};
 
-/// `search`
 /// `search` (but `-i`)
 pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     let db = &*ctx.open(Access::Read)?;
@@ -21,8 +21,31 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     if args.by_conversation {
         return super::search_conversations::search(ctx, db, args, &options, format);
     }
-    let hits = super::search_scope::hits(ctx, db, args, &options)?;
+    let hits = search_messages_in(db, &args.query, &options, &scope(ctx, db, args)?)
+        .map_err(|e| ctx.fail(&e))?;
     print_hits(ctx, args, &hits, format)
+}
+
+/// The hits that count: `--session`'s compression lineage (only itself with
+/// `--segment-only`), refused when it does not exist, and `--since` /
+/// `--until`.
+pub(crate) fn scope(
+    ctx: &Context,
+    db: &dyn SessionStore,
+    args: &SearchArgs,
+) -> CliResult<ConversationScope> {
+    let sessions = match &args.session {
+        None => None,
+        Some(id) => {
+            ctx.require_session(db, id)?;
+            Some(lineage_scope(db, id, args.segment_only).map_err(|e| ctx.fail(&e))?)
+        }
+    };
+    Ok(ConversationScope {
+        sessions,
+        since: args.window.since,
+        until: args.window.until,
+    })
 }
 
 /// The library's search options for the command's arguments.

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use hermes_state::{ConversationHit, ConversationScope, SearchOptions, SessionStore};
+use hermes_state::{ConversationHit, SearchOptions, SessionStore};
 
 use crate::cli::SearchArgs;
 use crate::commands::to_json;
@@ -24,11 +24,7 @@ pub fn search(
     options: &SearchOptions,
     format: RowFormat,
 ) -> CliResult {
-    let scope = ConversationScope {
-        sessions: super::search_scope::scope(ctx, db, args)?,
-        since: args.window.since,
-        until: args.window.until,
-    };
+    let scope = super::search::scope(ctx, db, args)?;
     let conversations = db
         .search_conversations_in(&args.query, options, &scope)
         .map_err(|e| ctx.fail(&e))?;

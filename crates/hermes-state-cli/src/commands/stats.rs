@@ -9,6 +9,8 @@ use std::fmt::Write as _;
 use clap::ValueEnum;
 use serde_json::{Value, json};
 
+use hermes_state::usage_window::{UsageReport, usage_report};
+
 use crate::cli::StatsArgs;
 
 use crate::commands::to_json;
@@ -32,31 +34,19 @@ pub enum StatsRows {
 pub fn stats(ctx: &Context, args: &StatsArgs) -> CliResult {
     let db = &*ctx.open(Access::Read)?;
     let format = RowFormat::chosen(&ctx.out, args.format)?;
-    let fail = |e: hermes_state::Error| ctx.fail(&e);
     let out = &ctx.out;
-    let (models, top, usage, sessions, messages) = if args.window.is_set() {
-        // The library's totals have no time filter: sum the window's sessions
-        // here. Per-task usage rows carry no time, so they are left out.
-        let rows = super::windowed::sessions_in(db, None, args.window).map_err(fail)?;
+    let report = usage_report(db, args.window.bounds(), args.top).map_err(|e| ctx.fail(&e))?;
+    if args.window.is_set() {
+        // The library's windowed report has no per-task rows: they carry no time.
         out.note("note: per-task usage is not split by time; left out with --since/--until");
-        let messages = rows.iter().map(|s| s.message_count.unwrap_or(0)).sum();
-        (
-            super::windowed::model_totals(&rows),
-            super::windowed::top_sessions(&rows, args.top),
-            Vec::new(),
-            rows.len() as i64,
-            messages,
-        )
-    } else {
-        (
-            db.model_totals().map_err(fail)?,
-            db.top_sessions(args.top).map_err(fail)?,
-            db.usage_by_model_and_task().map_err(fail)?,
-            db.session_count(&hermes_state::SessionCountOptions::all())
-                .map_err(fail)?,
-            db.message_count(None).map_err(fail)?,
-        )
-    };
+    }
+    let UsageReport {
+        sessions,
+        messages,
+        models,
+        top_sessions: top,
+        usage,
+    } = report;
     let section = |rows: StatsRows| args.rows.is_none_or(|asked| asked == rows);
     if format == RowFormat::Json && args.rows.is_none() {
         return out.json(&json!({

@@ -19,11 +19,9 @@ mod reads;
 mod terminal;
 mod wrap;
 
-use std::collections::HashSet;
 use std::io;
 use std::time::Duration;
 
-use hermes_state::SessionStore;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{self, Event, KeyEventKind};
@@ -51,7 +49,7 @@ pub fn search(ctx: &Context, args: &SearchArgs) -> CliResult {
     }
     require_terminal()?;
     let db = &*ctx.open(Access::Read)?;
-    let scope = scope(ctx, db, args)?;
+    let scope = crate::commands::search::scope(ctx, db, args)?.sessions;
     let sources = reads::recent_sources(db).map_err(|e| ctx.fail(&e))?;
     let searcher = Searcher::new(db, args, scope);
     let mut app = App::new(args.query.clone(), Filters::new(args, &sources));
@@ -85,23 +83,6 @@ enum Ending {
     /// Ctrl-C: nothing chosen, and the exit status says so (130, as a shell
     /// reports a program stopped by SIGINT).
     Interrupted,
-}
-
-/// `--session`: its compression lineage (or itself with `--segment-only`).
-fn scope(
-    ctx: &Context,
-    db: &dyn SessionStore,
-    args: &SearchArgs,
-) -> CliResult<Option<HashSet<String>>> {
-    let Some(id) = &args.session else {
-        return Ok(None);
-    };
-    ctx.require_session(db, id)?;
-    if args.segment_only {
-        return Ok(Some(HashSet::from([id.clone()])));
-    }
-    let lineage = db.get_compression_lineage(id).map_err(|e| ctx.fail(&e))?;
-    Ok(Some(lineage.into_iter().collect()))
 }
 
 /// The event loop, until a key leaves; how it was left.

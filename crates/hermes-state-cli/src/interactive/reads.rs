@@ -4,13 +4,15 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use hermes_state::{ListFilter, SearchHit, SearchOptions, SessionStore, query_problem};
+use hermes_state::search_scope::search_messages_in;
+use hermes_state::{
+    ConversationScope, ListFilter, SearchHit, SearchOptions, SessionStore, query_problem,
+};
 
 use super::app::{LineKind, Outcome, ReadLine, Reading};
 use super::filters::Filters;
 use crate::cli::{SearchArgs, SortOrder};
 use crate::output::Output;
-use crate::paging::{Verdict, filtered_page};
 use crate::render::conversation::{Folding, render_message, session_header};
 
 /// Messages shown on each side of a hit in the conversation view.
@@ -82,43 +84,12 @@ impl<'a> Searcher<'a> {
             },
             include_inactive: self.include_inactive,
         };
-        let since = filters.since.current().value.bound(crate::clock::now());
-        let until = filters.until;
-        if self.scope.is_none() && since.is_none() && until.is_none() {
-            return self.db.search_messages(query, &options);
-        }
-        // The library has neither a time nor a session filter: read pages
-        // and keep the hits that pass, as `search --since/--session` does.
-        let fetch = |offset, limit| {
-            let page = SearchOptions {
-                offset,
-                limit,
-                ..options.clone()
-            };
-            self.db.search_messages(query, &page)
+        let scope = ConversationScope {
+            sessions: self.scope.clone(),
+            since: filters.since.current().value.bound(crate::clock::now()),
+            until: filters.until,
         };
-        let judge = |hit: &SearchHit| {
-            let t = hit.timestamp;
-            let past = match self.sort {
-                SortOrder::Newest => since.is_some_and(|s| t < s),
-                SortOrder::Oldest => until.is_some_and(|u| t >= u),
-                SortOrder::Relevance => false,
-            };
-            let inside = since.is_none_or(|s| t >= s) && until.is_none_or(|u| t < u);
-            if past {
-                Verdict::Stop
-            } else if inside
-                && self
-                    .scope
-                    .as_ref()
-                    .is_none_or(|s| s.contains(&hit.session_id))
-            {
-                Verdict::Keep
-            } else {
-                Verdict::Skip
-            }
-        };
-        filtered_page(self.limit, 0, fetch, judge)
+        search_messages_in(self.db, query, &options, &scope)
     }
 
     /// The conversation around message `message_id` of `session_id`: the

@@ -51,12 +51,15 @@ mod prune;
 mod read_only;
 mod rich_listing;
 mod search;
+mod search_scope;
 mod session_count;
+mod session_ref;
 mod session_updates;
 mod sessions;
 mod stats;
 mod sweeps;
 mod telegram_topics;
+mod time_window;
 mod turns;
 
 /// A backend as the suite sees it: a way to open fresh stores of it.
@@ -253,7 +256,12 @@ pub const CASES: &[Case] = cases![
     rich_listing::picker_listing_filters_projects_and_orders_alike,
     search::the_same_queries_find_the_same_messages,
     search::filters_paging_snippets_and_context_agree,
+    search_scope::a_lineage_scope_is_the_whole_chain_or_one_segment_alike,
+    search_scope::scoped_hits_are_counted_by_offset_and_limit_alike,
     session_count::session_count_takes_the_originals_filters_alike,
+    session_ref::ids_latest_titles_and_prefixes_name_sessions_alike,
+    session_ref::an_ambiguous_prefix_lists_one_more_candidate_than_it_shows_alike,
+    session_ref::latest_in_an_empty_store_names_no_session_alike,
     session_updates::prompt_model_meta_route_and_cwd_updates_alike,
     session_updates::archive_and_pin_cover_the_compression_lineage_alike,
     session_updates::compression_bookkeeping_alike,
@@ -271,6 +279,8 @@ pub const CASES: &[Case] = cases![
     sweeps::the_automatic_archive_runs_once_per_interval_and_reports_errors_alike,
     sweeps::the_automatic_prune_runs_once_per_interval_postgresql_without_vacuum,
     telegram_topics::the_telegram_topic_tables_are_created_on_request_only_alike,
+    time_window::the_sessions_of_a_window_are_read_newest_first_alike,
+    time_window::a_window_of_every_session_reports_what_the_store_aggregates_alike,
     turns::ensuring_a_session_creates_it_once_and_only_fills_a_missing_model_alike,
     turns::an_automatic_title_is_set_and_checked_only_on_an_untitled_session_alike,
     turns::rewound_and_compacted_rows_show_as_archived_and_in_the_full_conversation_alike,
