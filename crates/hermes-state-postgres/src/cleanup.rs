@@ -180,7 +180,7 @@ impl Cleanup for PgStore {
     /// selection; ties by id).
     ///
     /// Errors: a non-finite age, time or cost bound is
-    /// [`PgError::InvalidInput`].
+    /// [`PgError::InvalidInput`](crate::PgError::InvalidInput).
     fn list_prune_candidates(&self, selection: &PruneSelection) -> CoreResult<Vec<PruneCandidate>> {
         let conditions = checked_candidates(selection, self.now())?;
         let sql = format!(
@@ -229,7 +229,7 @@ impl Cleanup for PgStore {
     /// sessions' transcripts in `sessions_dir` are deleted.
     ///
     /// Errors: a non-finite `older_than_days` or float filter is
-    /// [`PgError::InvalidInput`].
+    /// [`PgError::InvalidInput`](crate::PgError::InvalidInput).
     fn prune_sessions(&self, options: &PruneOptions) -> CoreResult<PruneReport> {
         let conditions = checked_candidates(&options.selection(), self.now())?;
         let find = |tx: &mut postgres::Transaction<'_>| candidate_ids(tx, &conditions);

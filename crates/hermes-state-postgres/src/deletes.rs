@@ -37,7 +37,7 @@ const MAYBE_MARKED: &str = "SELECT id, parent_session_id, model_config FROM sess
 WHERE model_config LIKE '%\\_delegate\\_from%'";
 
 impl PgStore {
-    /// Deletes several sessions as [`PgStore::delete_session_with`] does,
+    /// Deletes several sessions as [`PgStore::delete_session_with`](hermes_state_core::store::Cleanup::delete_session_with) does,
     /// in one write transaction (`api.md` §11.6). Empty ids are ignored,
     /// unknown ids (and ids already deleted as an earlier one's delegate)
     /// skipped; returns how many of the given sessions existed. Transcripts

@@ -73,7 +73,7 @@ impl PgStore {
     /// `min_interval_hours` (`api.md` §11.4): skipped while
     /// `state_meta.last_auto_archive` says the last run is less than the
     /// interval old (read as the original reads it, see `ran_recently`);
-    /// otherwise archives as [`PgStore::archive_stale_sessions`] (a negative
+    /// otherwise archives as [`PgStore::archive_stale_sessions`](hermes_state_core::store::Cleanup::archive_stale_sessions) (a negative
     /// or NaN `idle_days` archives nothing) and stores now as
     /// `last_auto_archive` (shortest round-trip float text), all in one
     /// write transaction.
@@ -110,7 +110,7 @@ impl PgStore {
     /// Prunes ended sessions started more than `retention_days` ago, at most
     /// once per `min_interval_hours` (`api.md` §11.4), the pattern of
     /// [`PgStore::maybe_auto_archive`] with `last_auto_prune`: the prune is
-    /// [`PgStore::prune_sessions`]'s, in the same transaction as the check
+    /// [`PgStore::prune_sessions`](hermes_state_core::store::Cleanup::prune_sessions)'s, in the same transaction as the check
     /// and the new time stamp; with `sessions_dir`, the pruned sessions'
     /// transcripts are removed after the commit. There is no VACUUM here:
     /// the server's autovacuum gives the space back.

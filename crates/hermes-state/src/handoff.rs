@@ -10,7 +10,7 @@
 //! A request only starts from a settled state, and a claim only takes a
 //! pending request, so two gateways never run the same handoff.
 
-/// The row type of [`SessionDb::get_handoff_state`], re-exported by the crate.
+/// The row type of [`SessionDb::get_handoff_state`](hermes_state_core::store::Sessions::get_handoff_state), re-exported by the crate.
 pub use hermes_state_query::session_updates::HandoffState;
 
 /// The longest handoff error stored, in characters.

@@ -36,7 +36,7 @@ pub(crate) const LATEST_MATCHING: &str = "SELECT id FROM messages WHERE session_
 pub(crate) const SET_DISPLAY_KIND: &str =
     "UPDATE messages SET display_kind = ?2, display_metadata = ?3 WHERE id = ?1";
 
-/// What [`SessionDb::rewind_to_message`] did (`api.md` §4.5); the type
+/// What [`SessionDb::rewind_to_message`](hermes_state_core::store::Messages::rewind_to_message) did (`api.md` §4.5); the type
 /// lives in the query crate so that every backend returns it.
 pub use hermes_state_query::message_reads::RewindResult;
 

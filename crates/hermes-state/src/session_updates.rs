@@ -14,7 +14,7 @@ use crate::error::{Result, WriteContext};
 
 pub use hermes_state_core::gateway::GatewayPeer;
 
-/// The end reason [`SessionDb::promote_to_session_reset`] writes by default.
+/// The end reason [`SessionDb::promote_to_session_reset`](hermes_state_core::store::Sessions::promote_to_session_reset) writes by default.
 pub const SESSION_RESET: &str = "session_reset";
 
 pub(crate) const SET_SYSTEM_PROMPT: &str = "UPDATE sessions SET system_prompt = ?1 WHERE id = ?2";

@@ -419,7 +419,7 @@ impl Sessions for SessionDb {
         self.set_lineage_flag("pinning a session", "pinned", session_id, pinned)
     }
 
-    /// Ends the session with `reason` ([`SESSION_RESET`] in the original's
+    /// Ends the session with `reason` ([`SESSION_RESET`](crate::session_updates::SESSION_RESET) in the original's
     /// default) when it is live or was ended by `agent_close` /
     /// `ws_orphan_reap` (ends a reset may supersede) (`api.md` §2.5). Returns
     /// whether a row changed.

@@ -19,7 +19,7 @@ pub trait Search {
         query: &str,
         options: &SearchOptions,
     ) -> Result<Vec<ConversationHit>>;
-    /// [`SessionStore::search_conversations`] over the hits `scope` takes.
+    /// [`SessionStore::search_conversations`](crate::store::Search::search_conversations) over the hits `scope` takes.
     fn search_conversations_in(
         &self,
         query: &str,

@@ -326,7 +326,7 @@ impl Cleanup for SessionDb {
     }
 
     /// `api.md` §10.4: archives the compression lineage (as
-    /// [`SessionDb::set_session_archived`]) of every session this selection
+    /// [`SessionDb::set_session_archived`](hermes_state_core::store::Sessions::set_session_archived)) of every session this selection
     /// picks (by default every ended session not archived yet), in one
     /// write transaction; returns how many sessions the selection picked.
     /// Nothing is deleted; transcripts stay.
@@ -344,7 +344,7 @@ impl Cleanup for SessionDb {
     /// transaction, and returns how many. Archived sessions, sessions ended by
     /// `compression` and, with `exclude_pinned` (the original's default),
     /// pinned ones are not candidates; each candidate's whole compression
-    /// lineage is archived, as [`SessionDb::set_session_archived`] does. A
+    /// lineage is archived, as [`SessionDb::set_session_archived`](hermes_state_core::store::Sessions::set_session_archived) does. A
     /// negative or NaN `idle_days` archives nothing. The rule
     /// [`SessionDb::maybe_auto_archive`] applies.
     fn archive_stale_sessions(&self, idle_days: f64, exclude_pinned: bool) -> Result<usize> {

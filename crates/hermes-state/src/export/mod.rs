@@ -81,7 +81,7 @@ impl SessionDb {
     }
 
     /// Calls `count` with the number of messages of the session
-    /// [`SessionDb::get_messages_page`] would return (all pages; inactive ones
+    /// [`SessionDb::get_messages_page`](hermes_state_core::store::Messages::get_messages_page) would return (all pages; inactive ones
     /// with `include_inactive`), then `each` with those messages in id order,
     /// one at a time, all from one read snapshot: the count and the messages
     /// agree, and memory holds one message at a time (what a writer of a
@@ -303,7 +303,7 @@ impl Exchange for SessionDb {
 
     /// A compression lineage as one logical session
     /// (`export_session_lineage`): every session of
-    /// [`SessionDb::get_compression_lineage`] exported as by
+    /// [`SessionDb::get_compression_lineage`](hermes_state_core::store::Lineage::get_compression_lineage) exported as by
     /// [`SessionDb::export_session`]; `None` for an unknown id. Read in one
     /// transaction.
     fn export_session_lineage(&self, session_id: &str) -> Result<Option<LineageExport>> {
