@@ -102,3 +102,40 @@ pub fn next_titles_in_a_lineage_are_numbered_alike(backend: &dyn Backend) {
         "{n}"
     );
 }
+
+/// `export_session_lineage`: a compression chain exported as one logical
+/// session, root first, from any of its sessions; `None` for an unknown id.
+pub fn a_compression_chain_exports_as_one_session_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    s.create_session(&NewSession::new("root", "cli")).unwrap();
+    crate::build::say(s.as_ref(), "root", "first part", 10.0);
+    s.end_session("root", "compression").unwrap();
+    s.create_session(&child("tip", "root")).unwrap();
+    crate::build::say(s.as_ref(), "tip", "second part", 20.0);
+    s.create_session(&NewSession::new("other", "cli")).unwrap();
+    crate::build::say(s.as_ref(), "other", "not in the chain", 30.0);
+
+    for from in ["root", "tip"] {
+        let export = s.export_session_lineage(from).unwrap().unwrap();
+        assert_eq!(
+            export.lineage_session_ids(),
+            ["root", "tip"],
+            "{n}: from {from}"
+        );
+        let value = export.to_value();
+        assert_eq!(value["id"], "tip", "{n}: the tip's columns lead");
+        assert_eq!(value["message_count"], 2, "{n}");
+        let contents: Vec<&str> = value["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap())
+            .collect();
+        assert_eq!(contents, ["first part", "second part"], "{n}: from {from}");
+    }
+    let alone = s.export_session_lineage("other").unwrap().unwrap();
+    assert_eq!(alone.lineage_session_ids(), ["other"], "{n}");
+    assert!(s.export_session_lineage("nope").unwrap().is_none(), "{n}");
+}

@@ -225,6 +225,7 @@ pub const CASES: &[Case] = cases![
     handoff::handoffs_move_through_the_same_states_alike,
     lineage::ancestors_descendants_and_roots_walk_alike,
     lineage::next_titles_in_a_lineage_are_numbered_alike,
+    lineage::a_compression_chain_exports_as_one_session_alike,
     lookups::titles_and_id_prefixes_resolve_alike,
     lookups::compression_tips_roots_and_resumes_walk_alike,
     lookups::message_windows_recent_user_turns_and_platform_ids_alike,
