@@ -16,6 +16,7 @@
 //! linking a database it does not use (tidy test
 //! `core_crate_links_no_database` in `xtask`).
 
+pub mod accounting;
 pub mod affinity;
 pub mod cleanup;
 pub mod clock;

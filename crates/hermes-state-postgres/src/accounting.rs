@@ -5,6 +5,8 @@
 use hermes_state_types::{AuxiliaryUsage, TokenUpdate};
 use postgres::Transaction;
 
+use hermes_state_core::accounting::{SessionRoute, UsageDelta};
+
 use crate::error::{Context, Result};
 use crate::stats::MODEL_TOTALS;
 use crate::stats::TOP_SESSIONS;
@@ -84,23 +86,16 @@ fn ensure_session(
     Ok(())
 }
 
-/// The session's model and billing route.
-#[derive(Default)]
-struct Route {
-    model: Option<String>,
-    provider: Option<String>,
-    base_url: Option<String>,
-    mode: Option<String>,
-}
-
-fn session_route(tx: &mut Transaction<'_>, session_id: &str) -> Result<Route> {
+/// The session's model and billing route (all `None` for an unknown
+/// session), which a token update that names none of its own falls back on.
+fn session_route(tx: &mut Transaction<'_>, session_id: &str) -> Result<SessionRoute> {
     let row = tx
         .query_opt(
             "SELECT model, billing_provider, billing_base_url, billing_mode FROM sessions WHERE id = $1",
             &[&session_id],
         )
         .context("reading the billing route")?;
-    Ok(row.map_or_else(Route::default, |row| Route {
+    Ok(row.map_or_else(SessionRoute::default, |row| SessionRoute {
         model: row.get(0),
         provider: row.get(1),
         base_url: row.get(2),
@@ -150,20 +145,6 @@ fn set_first_accounted_route(
         .context("setting the billing route")?;
     }
     Ok(())
-}
-
-struct UsageDelta<'a> {
-    model: String,
-    provider: String,
-    base_url: String,
-    mode: String,
-    task: &'a str,
-    api_calls: i64,
-    tokens: [i64; 5],
-    estimated: f64,
-    actual: f64,
-    cost_status: Option<&'a str>,
-    cost_source: Option<&'a str>,
 }
 
 fn add_usage(
@@ -241,51 +222,7 @@ impl Accounting for PgStore {
                     ],
                 )
                 .context("updating token counts")?;
-                let adds_usage = !update.absolute
-                    && (update.input_tokens != 0
-                        || update.output_tokens != 0
-                        || update.cache_read_tokens != 0
-                        || update.cache_write_tokens != 0
-                        || update.reasoning_tokens != 0
-                        || update.api_call_count != 0
-                        || update.estimated_cost_usd.is_some_and(|c| c != 0.0));
-                if adds_usage {
-                    let session = session_route(tx, session_id)?;
-                    let delta = UsageDelta {
-                        model: update
-                            .model
-                            .clone()
-                            .or(session.model)
-                            .unwrap_or_else(|| "unknown".to_owned()),
-                        provider: update
-                            .billing_provider
-                            .clone()
-                            .or(session.provider)
-                            .unwrap_or_default(),
-                        base_url: update
-                            .billing_base_url
-                            .clone()
-                            .or(session.base_url)
-                            .unwrap_or_default(),
-                        mode: update
-                            .billing_mode
-                            .clone()
-                            .or(session.mode)
-                            .unwrap_or_default(),
-                        task: "",
-                        api_calls: update.api_call_count,
-                        tokens: [
-                            update.input_tokens,
-                            update.output_tokens,
-                            update.cache_read_tokens,
-                            update.cache_write_tokens,
-                            update.reasoning_tokens,
-                        ],
-                        estimated: update.estimated_cost_usd.unwrap_or(0.0),
-                        actual: update.actual_cost_usd.unwrap_or(0.0),
-                        cost_status: update.cost_status.as_deref(),
-                        cost_source: update.cost_source.as_deref(),
-                    };
+                if let Some(delta) = UsageDelta::of_update(update, session_route(tx, session_id)?) {
                     add_usage(tx, session_id, &delta, now)?;
                 }
                 Ok(())
@@ -307,25 +244,7 @@ impl Accounting for PgStore {
             &WriteScope::session(session_id),
             |tx| {
                 ensure_session(tx, session_id, None, now)?;
-                let delta = UsageDelta {
-                    model: usage.model.clone().unwrap_or_else(|| "unknown".to_owned()),
-                    provider: usage.billing_provider.clone().unwrap_or_default(),
-                    base_url: usage.billing_base_url.clone().unwrap_or_default(),
-                    mode: String::new(),
-                    task: &usage.task,
-                    api_calls: 1,
-                    tokens: [
-                        usage.input_tokens,
-                        usage.output_tokens,
-                        usage.cache_read_tokens,
-                        usage.cache_write_tokens,
-                        usage.reasoning_tokens,
-                    ],
-                    estimated: usage.estimated_cost_usd.unwrap_or(0.0),
-                    actual: 0.0,
-                    cost_status: None,
-                    cost_source: None,
-                };
+                let delta = UsageDelta::of_auxiliary(usage);
                 add_usage(tx, session_id, &delta, now)
             },
         )?)

@@ -488,17 +488,6 @@ impl Messages for PgStore {
         })?)
     }
 
-    /// The OpenAI-style conversation of a session (`api.md` §5.2); with
-    /// `include_ancestors` its lineage's earlier messages come first.
-    /// Rewound messages are left out.
-    fn get_messages_as_conversation(
-        &self,
-        session_id: &str,
-        include_ancestors: bool,
-    ) -> CoreResult<Vec<ConversationMessage>> {
-        self.get_messages_as_conversation_with(session_id, include_ancestors, false)
-    }
-
     /// [`PgStore::get_messages_as_conversation`], optionally with the
     /// inactive (rewound or compacted) messages too.
     fn get_messages_as_conversation_with(

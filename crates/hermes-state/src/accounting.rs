@@ -6,11 +6,11 @@ use crate::db::SessionDb;
 use crate::error::Result;
 use crate::sessions::ABSOLUTE_COUNTS;
 use crate::sessions::INCREMENTAL_COUNTS;
-use crate::sessions::UsageDelta;
 use crate::sessions::add_usage;
 use crate::sessions::session_route;
 use crate::sessions::set_first_accounted_route;
 use crate::sessions::upsert_session;
+use hermes_state_core::accounting::UsageDelta;
 use hermes_state_core::store::Accounting;
 use hermes_state_query::stats;
 use hermes_state_query::stats::ModelTotals;
@@ -66,35 +66,7 @@ impl Accounting for SessionDb {
                     })
                 })
                 .context("updating token counts")?;
-            let adds_usage = !update.absolute
-                && (update.input_tokens != 0
-                    || update.output_tokens != 0
-                    || update.cache_read_tokens != 0
-                    || update.cache_write_tokens != 0
-                    || update.reasoning_tokens != 0
-                    || update.api_call_count != 0
-                    || update.estimated_cost_usd.is_some_and(|c| c != 0.0));
-            if adds_usage {
-                let session_route = session_route(conn, session_id)?;
-                let delta = UsageDelta {
-                    model: update.model.clone().or(session_route.model).unwrap_or_else(|| "unknown".to_owned()),
-                    provider: update.billing_provider.clone().or(session_route.provider).unwrap_or_default(),
-                    base_url: update.billing_base_url.clone().or(session_route.base_url).unwrap_or_default(),
-                    mode: update.billing_mode.clone().or(session_route.mode).unwrap_or_default(),
-                    task: "",
-                    api_calls: update.api_call_count,
-                    tokens: [
-                        update.input_tokens,
-                        update.output_tokens,
-                        update.cache_read_tokens,
-                        update.cache_write_tokens,
-                        update.reasoning_tokens,
-                    ],
-                    estimated: update.estimated_cost_usd.unwrap_or(0.0),
-                    actual: update.actual_cost_usd.unwrap_or(0.0),
-                    cost_status: update.cost_status.as_deref(),
-                    cost_source: update.cost_source.as_deref(),
-                };
+            if let Some(delta) = UsageDelta::of_update(update, session_route(conn, session_id)?) {
                 add_usage(conn, session_id, &delta, self.now())?;
             }
             Ok(())
@@ -111,25 +83,7 @@ impl Accounting for SessionDb {
         let missing = NewSession::new(session_id, "unknown");
         self.write("recording auxiliary usage", |conn| {
             upsert_session(conn, &missing, self.now())?;
-            let delta = UsageDelta {
-                model: usage.model.clone().unwrap_or_else(|| "unknown".to_owned()),
-                provider: usage.billing_provider.clone().unwrap_or_default(),
-                base_url: usage.billing_base_url.clone().unwrap_or_default(),
-                mode: String::new(),
-                task: &usage.task,
-                api_calls: 1,
-                tokens: [
-                    usage.input_tokens,
-                    usage.output_tokens,
-                    usage.cache_read_tokens,
-                    usage.cache_write_tokens,
-                    usage.reasoning_tokens,
-                ],
-                estimated: usage.estimated_cost_usd.unwrap_or(0.0),
-                actual: 0.0,
-                cost_status: None,
-                cost_source: None,
-            };
+            let delta = UsageDelta::of_auxiliary(usage);
             add_usage(conn, session_id, &delta, self.now())
         })
     }

@@ -452,17 +452,6 @@ impl Messages for SessionDb {
         self.read(|conn| Ok(hermes_state_query::get_messages(conn, session_id, page)?))
     }
 
-    /// The OpenAI-style conversation of a session, exactly as the original
-    /// builds it (`api.md` §5.2); with `include_ancestors` its lineage's
-    /// earlier messages come first. Rewound messages are left out.
-    fn get_messages_as_conversation(
-        &self,
-        session_id: &str,
-        include_ancestors: bool,
-    ) -> Result<Vec<ConversationMessage>> {
-        self.get_messages_as_conversation_with(session_id, include_ancestors, false)
-    }
-
     /// [`SessionDb::get_messages_as_conversation`], optionally with the
     /// inactive (rewound or compacted) messages too.
     fn get_messages_as_conversation_with(

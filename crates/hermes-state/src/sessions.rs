@@ -3,6 +3,8 @@
 use hermes_state_types::{NewSession, Session, TokenUpdate, stored};
 use rusqlite::{Connection, OptionalExtension, named_params};
 
+use hermes_state_core::accounting::{SessionRoute, UsageDelta};
+
 use crate::db::SessionDb;
 use crate::error::{Error, Result, WriteContext};
 use crate::handoff::CLAIM;
@@ -124,21 +126,14 @@ pub(crate) const ABSOLUTE_COUNTS: &str = "UPDATE sessions SET
     api_call_count = :api_calls
 WHERE id = :id";
 
-/// The session's model and billing route.
-#[derive(Default)]
-pub(crate) struct Route {
-    pub(crate) model: Option<String>,
-    pub(crate) provider: Option<String>,
-    pub(crate) base_url: Option<String>,
-    pub(crate) mode: Option<String>,
-}
-
-pub(crate) fn session_route(conn: &Connection, session_id: &str) -> Result<Route> {
+/// The session's model and billing route (all `None` for an unknown
+/// session), which a token update that names none of its own falls back on.
+pub(crate) fn session_route(conn: &Connection, session_id: &str) -> Result<SessionRoute> {
     let route = conn
         .query_row(
             "SELECT model, billing_provider, billing_base_url, billing_mode FROM sessions WHERE id = ?1",
             [session_id],
-            |row| Ok(Route { model: row.get(0)?, provider: row.get(1)?, base_url: row.get(2)?, mode: row.get(3)? }),
+            |row| Ok(SessionRoute { model: row.get(0)?, provider: row.get(1)?, base_url: row.get(2)?, mode: row.get(3)? }),
         )
         .optional()
         .context("reading the billing route")?;
@@ -180,20 +175,6 @@ pub(crate) fn set_first_accounted_route(
         .context("setting the billing route")?;
     }
     Ok(())
-}
-
-pub(crate) struct UsageDelta<'a> {
-    pub(crate) model: String,
-    pub(crate) provider: String,
-    pub(crate) base_url: String,
-    pub(crate) mode: String,
-    pub(crate) task: &'a str,
-    pub(crate) api_calls: i64,
-    pub(crate) tokens: [i64; 5],
-    pub(crate) estimated: f64,
-    pub(crate) actual: f64,
-    pub(crate) cost_status: Option<&'a str>,
-    pub(crate) cost_source: Option<&'a str>,
 }
 
 const UPSERT_USAGE: &str = "INSERT INTO session_model_usage (session_id, model, billing_provider, billing_base_url, billing_mode, task, api_call_count, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, reasoning_tokens, estimated_cost_usd, actual_cost_usd, cost_status, cost_source, first_seen, last_seen)

@@ -22,12 +22,18 @@ pub trait Messages {
     fn message_count(&self, session_id: Option<&str>) -> Result<i64>;
     /// `api.md` §5.1 with inactive rows and paging.
     fn get_messages_page(&self, session_id: &str, page: MessagePage) -> Result<Vec<Message>>;
-    /// `api.md` §5.2.
+    /// `api.md` §5.2: the OpenAI-style conversation of a session, rewound
+    /// messages left out; with `include_ancestors` its lineage's earlier
+    /// messages come first. Written once here: it is
+    /// [`Messages::get_messages_as_conversation_with`] without the inactive
+    /// rows.
     fn get_messages_as_conversation(
         &self,
         session_id: &str,
         include_ancestors: bool,
-    ) -> Result<Vec<ConversationMessage>>;
+    ) -> Result<Vec<ConversationMessage>> {
+        self.get_messages_as_conversation_with(session_id, include_ancestors, false)
+    }
     /// `api.md` §5.2 with `include_inactive`.
     fn get_messages_as_conversation_with(
         &self,
