@@ -65,3 +65,33 @@ pub struct PeerLookup {
     /// The thread.
     pub thread_id: Option<String>,
 }
+
+/// Which live gateway session an origin names (`find_session_by_origin`,
+/// `api.md` §12.2), from the candidates as `(id, user_id)` newest first:
+/// with a user, that user's newest session, else the newest only when it is
+/// the one candidate; without one, the newest unless the candidates belong
+/// to more than one (non-empty) user. `None` when nothing qualifies.
+pub fn origin_session(candidates: &[(String, String)], user_id: Option<&str>) -> Option<String> {
+    let (newest, _) = candidates.first()?;
+    match user_id.filter(|u| !u.is_empty()) {
+        Some(user) => {
+            if let Some((id, _)) = candidates.iter().find(|(_, u)| u == user) {
+                return Some(id.clone());
+            }
+            if candidates.len() > 1 {
+                return None;
+            }
+        }
+        None => {
+            let users: std::collections::HashSet<&str> = candidates
+                .iter()
+                .map(|(_, u)| u.trim())
+                .filter(|u| !u.is_empty())
+                .collect();
+            if users.len() > 1 {
+                return None;
+            }
+        }
+    }
+    Some(newest.clone())
+}

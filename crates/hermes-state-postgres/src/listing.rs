@@ -1,6 +1,7 @@
 //! Recent sessions with a preview and their last activity (`api.md` §10).
 
 use hermes_state_core::listing::{DEFAULT_LIST_LIMIT, ListFilter, SessionListing};
+use hermes_state_core::lookups::origin_session;
 
 use crate::PgStore;
 use crate::error::Context;
@@ -31,7 +32,6 @@ use hermes_state_core::rich_listing::needle;
 use hermes_state_core::store::Listings;
 use hermes_state_types::Session;
 use std::cmp::Ordering;
-use std::collections::HashSet;
 
 impl Listings for PgStore {
     /// `api.md` §10.4: the sessions of cron job `job_id`, newest start
@@ -174,30 +174,7 @@ impl Listings for PgStore {
                 .map(|row| (row.get(0), row.get(1)))
                 .collect())
         })?;
-        let Some((newest, _)) = rows.first() else {
-            return Ok(None);
-        };
-        match user_id.filter(|u| !u.is_empty()) {
-            Some(user) => {
-                if let Some((id, _)) = rows.iter().find(|(_, u)| u == user) {
-                    return Ok(Some(id.clone()));
-                }
-                if rows.len() > 1 {
-                    return Ok(None);
-                }
-            }
-            None => {
-                let users: HashSet<&str> = rows
-                    .iter()
-                    .map(|(_, u)| u.trim())
-                    .filter(|u| !u.is_empty())
-                    .collect();
-                if users.len() > 1 {
-                    return Ok(None);
-                }
-            }
-        }
-        Ok(Some(newest.clone()))
+        Ok(origin_session(&rows, user_id))
     }
 
     /// `api.md` §12.2: the newest recoverable session of a gateway peer

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 pub use hermes_state_core::lookups::{
     MAX_RESUME_STEPS, PeerLookup, RECOVERABLE_END_REASONS, SessionActivity, escape_like,
-    has_marker, is_listable,
+    has_marker, is_listable, origin_session,
 };
 use hermes_state_types::Session;
 use rusqlite::types::Value as SqlValue;
@@ -308,30 +308,7 @@ pub fn find_session_by_origin(
         })
         .and_then(Iterator::collect)
         .context("finding a session by origin")?;
-    let Some((newest, _)) = rows.first() else {
-        return Ok(None);
-    };
-    match user_id.filter(|u| !u.is_empty()) {
-        Some(user) => {
-            if let Some((id, _)) = rows.iter().find(|(_, u)| u == user) {
-                return Ok(Some(id.clone()));
-            }
-            if rows.len() > 1 {
-                return Ok(None);
-            }
-        }
-        None => {
-            let users: HashSet<&str> = rows
-                .iter()
-                .map(|(_, u)| u.trim())
-                .filter(|u| !u.is_empty())
-                .collect();
-            if users.len() > 1 {
-                return Ok(None);
-            }
-        }
-    }
-    Ok(Some(newest.clone()))
+    Ok(origin_session(&rows, user_id))
 }
 
 /// The newest recoverable gateway session of a peer (`api.md` §12.2):

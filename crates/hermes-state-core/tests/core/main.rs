@@ -7,6 +7,7 @@ mod error;
 mod export_codec;
 mod fts5_syntax;
 mod import_links;
+mod origin_session;
 mod paging;
 mod sanitize;
 mod search;
