@@ -30,6 +30,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(store::_panic_for_tests, m)?)?;
     m.add_function(wrap_pyfunction!(store::sanitize_fts5_query, m)?)?;
     m.add_function(wrap_pyfunction!(store::contains_cjk, m)?)?;
+    m.add_function(wrap_pyfunction!(store::redacted_location, m)?)?;
     m.add("SCHEMA_VERSION", hermes_state::SCHEMA_VERSION)?;
     m.add(
         "FTS_STORAGE_VERSION",

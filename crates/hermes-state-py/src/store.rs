@@ -162,6 +162,13 @@ pub fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
     })
 }
 
+/// A store's location as every output shows it: a PostgreSQL URL without
+/// its password, in whatever form it was given (`repr(db)` uses it).
+#[pyfunction]
+pub fn redacted_location(location: &str) -> String {
+    StoreLocation::redact_text(location)
+}
+
 /// Whether the location names a PostgreSQL server rather than a file.
 fn is_server_url(location: &str) -> bool {
     location.starts_with("postgres://") || location.starts_with("postgresql://")

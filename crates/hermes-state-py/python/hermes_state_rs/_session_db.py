@@ -53,7 +53,13 @@ class SessionDB:
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"
         mode = ", read_only=True" if self.read_only else ""
-        return f"<hermes_state_rs.SessionDB {str(self.db_path)!r}{mode} ({state})>"
+        # A server URL is shown without its password, as the library shows it.
+        where = (
+            _native.redacted_location(self.db_path)
+            if _is_server_url(self.db_path)
+            else str(self.db_path)
+        )
+        return f"<hermes_state_rs.SessionDB {where!r}{mode} ({state})>"
 
     # -- The raw connection (a compatibility escape hatch) -------------------
 

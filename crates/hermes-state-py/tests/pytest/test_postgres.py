@@ -78,3 +78,12 @@ def test_there_is_no_sqlite_connection_to_a_server(url):
     with pytest.raises(AttributeError, match="PostgreSQL"):
         db._conn
     db.close()
+
+
+def test_repr_never_shows_a_password(url):
+    secret_url = url.replace("postgresql://postgres@", "postgresql://postgres:s3cr%2Fet@", 1)
+    assert "s3cr" in secret_url
+    db = hermes_state_rs.SessionDB.__new__(hermes_state_rs.SessionDB)
+    db.db_path, db.read_only, db._closed = secret_url, False, True
+    assert "s3cr" not in repr(db)
+    assert "postgres" in repr(db)
