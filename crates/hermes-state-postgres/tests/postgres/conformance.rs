@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use hermes_state_core::SessionStore;
+use hermes_state_core::clock::{Clock, FixedClock};
 use hermes_state_postgres::PgStore;
 use hermes_state_testkit::conformance::{self, Backend, Raw, TestStore};
 use postgres::types::Type;
@@ -24,16 +25,16 @@ impl Backend for Postgres {
         open_with(None)
     }
 
-    fn open_at(&self, now: f64) -> TestStore {
-        open_with(Some(now))
+    fn open_clocked(&self, clock: Arc<FixedClock>) -> TestStore {
+        open_with(Some(clock))
     }
 }
 
-fn open_with(now: Option<f64>) -> TestStore {
+fn open_with(clock: Option<Arc<FixedClock>>) -> TestStore {
     let schema = TestSchema::new("conformance").expect("the suite runs only with a server");
     let mut store = PgStore::open(&schema.url).unwrap();
-    if let Some(now) = now {
-        store = store.with_clock(Arc::new(move || now));
+    if let Some(clock) = clock {
+        store = store.with_clock(Arc::new(move || clock.now()));
     }
     TestStore::new(Box::new(store), Box::new(Schema(schema)))
 }

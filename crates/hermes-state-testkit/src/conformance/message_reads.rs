@@ -229,10 +229,19 @@ pub fn clearing_messages_zeroes_counters_and_keeps_the_rest_alike(backend: &dyn 
         "s",
         &hermes_state_types::TokenUpdate {
             input_tokens: 9,
+            model: Some("m".into()),
+            api_call_count: 1,
+            estimated_cost_usd: Some(0.5),
             ..Default::default()
         },
     )
     .unwrap();
+    let aux = hermes_state_types::AuxiliaryUsage {
+        task: "vision".into(),
+        input_tokens: 1,
+        ..Default::default()
+    };
+    s.record_auxiliary_usage("s", &aux).unwrap();
     let ids = s
         .append_messages(&[
             NewMessage::new("s", "assistant")
@@ -243,8 +252,21 @@ pub fn clearing_messages_zeroes_counters_and_keeps_the_rest_alike(backend: &dyn 
         ])
         .unwrap();
     b.deactivate(ids[1]);
+    let before = s.get_session("s").unwrap().unwrap();
+    let usage = s.usage_by_model_and_task().unwrap();
+    assert_eq!(usage.len(), 2, "{n}");
     s.clear_messages("s").unwrap();
     s.clear_messages("ghost").unwrap();
+    assert_eq!(
+        s.get_session("ghost").unwrap(),
+        None,
+        "{n}: nothing created"
+    );
+    assert_eq!(
+        s.usage_by_model_and_task().unwrap(),
+        usage,
+        "{n}: usage rows are not messages"
+    );
     assert_eq!(
         s.message_count(Some("s")).unwrap(),
         0,
@@ -261,6 +283,15 @@ pub fn clearing_messages_zeroes_counters_and_keeps_the_rest_alike(backend: &dyn 
         (row.title.as_deref(), row.input_tokens),
         (Some("Kept"), Some(9)),
         "{n}"
+    );
+    assert_eq!(
+        row,
+        hermes_state_types::Session {
+            message_count: Some(0),
+            tool_call_count: Some(0),
+            ..before
+        },
+        "{n}: only the message counters change"
     );
     assert!(
         s.search_messages("x", &Default::default())

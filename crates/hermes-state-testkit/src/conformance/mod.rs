@@ -20,10 +20,11 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use hermes_state_core::SessionStore;
+use hermes_state_core::clock::FixedClock;
 use hermes_state_types::NewSession;
 use serde_json::Value;
 
@@ -72,9 +73,15 @@ pub trait Backend: Sync {
     /// A fresh, empty store, removed when the [`TestStore`] drops.
     fn open(&self) -> TestStore;
 
-    /// [`Backend::open`] with a clock that reads `now` for every time the
-    /// store takes from it, so that those times can be asserted exactly.
-    fn open_at(&self, now: f64) -> TestStore;
+    /// [`Backend::open`] with a clock that `clock` gives for every time
+    /// the store takes, so that those times can be asserted exactly and
+    /// the case can move it between calls.
+    fn open_clocked(&self, clock: Arc<FixedClock>) -> TestStore;
+
+    /// [`Backend::open_clocked`] with a clock standing at `now`.
+    fn open_at(&self, now: f64) -> TestStore {
+        self.open_clocked(FixedClock::new(now))
+    }
 }
 
 /// What a case may do to a store besides calling the contract: the raw

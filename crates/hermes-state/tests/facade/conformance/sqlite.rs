@@ -22,9 +22,9 @@ impl Backend for Sqlite {
         open_with(&StoreOptions::default())
     }
 
-    fn open_at(&self, now: f64) -> TestStore {
+    fn open_clocked(&self, clock: Arc<FixedClock>) -> TestStore {
         open_with(&StoreOptions {
-            clock: Some(FixedClock::new(now) as Arc<dyn Clock>),
+            clock: Some(clock as Arc<dyn Clock>),
             ..StoreOptions::default()
         })
     }
