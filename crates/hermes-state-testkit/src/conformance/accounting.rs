@@ -6,6 +6,8 @@ use hermes_state_types::AuxiliaryUsage;
 use hermes_state_types::NewSession;
 use hermes_state_types::TokenUpdate;
 
+use serde_json::{Value, json};
+
 use super::raw::{int, optional_text, real, text};
 use super::{Backend, TestStore};
 
@@ -66,241 +68,305 @@ fn key(
     )
 }
 
+/// The accounting columns of `sessions` the cases compare whole: model,
+/// the five token counts, estimated and actual cost, the billing route,
+/// API calls, cost status, source and pricing version, and the source.
+const COUNTERS: [&str; 16] = [
+    "model",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "reasoning_tokens",
+    "estimated_cost_usd",
+    "actual_cost_usd",
+    "billing_provider",
+    "billing_base_url",
+    "billing_mode",
+    "api_call_count",
+    "cost_status",
+    "cost_source",
+    "pricing_version",
+    "source",
+];
+
+fn counters(b: &TestStore, id: &str) -> Value {
+    Value::Array(b.columns(id, &COUNTERS))
+}
+
+fn usage(
+    key: [&str; 5],
+    calls: i64,
+    tokens: [i64; 5],
+    costs: (f64, f64),
+    status: Option<&str>,
+    source: Option<&str>,
+) -> UsageRow {
+    let [model, provider, base, mode, task] = key;
+    (
+        (
+            model.into(),
+            provider.into(),
+            base.into(),
+            mode.into(),
+            task.into(),
+        ),
+        calls,
+        tokens,
+        costs.0,
+        costs.1,
+        status.map(Into::into),
+        source.map(Into::into),
+    )
+}
+
+fn some(text: &str) -> Option<String> {
+    Some(text.to_owned())
+}
+
+/// The measured sequence of `api.md` §3.1, each call followed by the
+/// session's whole accounting row and its usage rows, and the
+/// first-accounted-route rule: a route needs a provider and no earlier
+/// calls, an actual cost alone is usage for it but writes no usage row.
 pub fn token_counts_follow_the_measured_sequence_alike(backend: &dyn Backend) {
     let b = backend.open();
     let s = &b.store;
     let n = b.name();
-    let mut created = NewSession::new("s", "cli");
-    created.model = Some("m-initial".into());
-    s.create_session(&created).unwrap();
-
-    // 1. The first accounted route replaces the model it was created with.
-    s.update_token_counts(
-        "s",
-        &TokenUpdate {
-            input_tokens: 100,
-            output_tokens: 20,
-            model: Some("m-real".into()),
-            billing_provider: Some("openrouter".into()),
-            billing_base_url: Some("https://or".into()),
-            billing_mode: Some("api".into()),
-            cache_read_tokens: 5,
-            cache_write_tokens: 2,
-            reasoning_tokens: 1,
-            estimated_cost_usd: Some(0.01),
-            cost_status: Some("estimated".into()),
-            cost_source: Some("table".into()),
-            pricing_version: Some("v1".into()),
-            api_call_count: 1,
-            ..TokenUpdate::default()
-        },
-    )
-    .unwrap();
-    let row = s.get_session("s").unwrap().unwrap();
-    assert_eq!(row.model.as_deref(), Some("m-real"), "{n}");
-    assert_eq!(
-        (
-            row.input_tokens,
-            row.output_tokens,
-            row.cache_read_tokens,
-            row.cache_write_tokens,
-            row.reasoning_tokens
-        ),
-        (Some(100), Some(20), Some(5), Some(2), Some(1)),
-        "{n}"
-    );
-    assert_eq!(
-        (row.estimated_cost_usd, row.actual_cost_usd),
-        (Some(0.01), None),
-        "{n}"
-    );
-    assert_eq!(
-        (
-            row.billing_provider.as_deref(),
-            row.billing_base_url.as_deref(),
-            row.billing_mode.as_deref()
-        ),
-        (Some("openrouter"), Some("https://or"), Some("api")),
-        "{n}"
-    );
-    assert_eq!(
-        (
-            row.cost_status.as_deref(),
-            row.cost_source.as_deref(),
-            row.pricing_version.as_deref()
-        ),
-        (Some("estimated"), Some("table"), Some("v1")),
-        "{n}"
-    );
-    assert_eq!(row.api_call_count, Some(1), "{n}");
-    let real = key("m-real", "openrouter", "https://or", "api", "");
-    assert_eq!(
-        usage_rows(&b, "s"),
-        [(
-            real.clone(),
+    for id in ["s", "fresh", "route"] {
+        s.create_session(&NewSession::new(id, "cli").model("m-initial"))
+            .unwrap();
+    }
+    for id in ["bare", "a"] {
+        s.create_session(&NewSession::new(id, "cli")).unwrap();
+    }
+    let m_real = |input| {
+        usage(
+            ["m-real", "openrouter", "https://or", "api", ""],
             1,
-            [100, 20, 5, 2, 1],
-            0.01,
-            0.0,
-            Some("estimated".into()),
-            Some("table".into())
-        )],
-        "{n}"
+            [input, 20, 5, 2, 1],
+            (0.01, 0.0),
+            Some("estimated"),
+            Some("table"),
+        )
+    };
+    let other = usage(
+        ["m-other", "anthropic", "https://or", "api", ""],
+        1,
+        [50, 10, 0, 0, 0],
+        (0.0, 0.002),
+        None,
+        None,
     );
-
-    // 2. Another model: the session keeps its route; the usage row
-    // borrows the session's base URL and mode.
-    s.update_token_counts(
-        "s",
-        &TokenUpdate {
-            input_tokens: 50,
-            output_tokens: 10,
-            model: Some("m-other".into()),
-            billing_provider: Some("anthropic".into()),
-            actual_cost_usd: Some(0.002),
-            api_call_count: 1,
-            ..TokenUpdate::default()
-        },
-    )
-    .unwrap();
-    let row = s.get_session("s").unwrap().unwrap();
-    assert_eq!(row.model.as_deref(), Some("m-real"), "{n}");
-    assert_eq!(
-        (row.input_tokens, row.output_tokens),
-        (Some(150), Some(30)),
-        "{n}"
+    let (route, costs) = (
+        ["openrouter", "https://or", "api"],
+        ["estimated", "table", "v1"],
     );
-    assert_eq!(
-        (row.actual_cost_usd, row.api_call_count),
-        (Some(0.002), Some(2)),
-        "{n}"
+    let row = |model: &str, tokens: [i64; 5], cost: (f64, Option<f64>), calls: i64| {
+        json!([
+            model, tokens[0], tokens[1], tokens[2], tokens[3], tokens[4], cost.0, cost.1, route[0],
+            route[1], route[2], calls, costs[0], costs[1], costs[2], "cli"
+        ])
+    };
+    let untouched = |model: &str, estimated: Option<f64>, source: &str| {
+        json!([
+            model, 0, 0, 0, 0, 0, estimated, null, null, null, null, 0, null, null, null, source
+        ])
+    };
+    type Step = (
+        &'static str,
+        &'static str,
+        TokenUpdate,
+        Value,
+        Vec<UsageRow>,
     );
-    let other = key("m-other", "anthropic", "https://or", "api", "");
-    let rows = usage_rows(&b, "s");
-    assert_eq!(
-        rows[0],
-        (other.clone(), 1, [50, 10, 0, 0, 0], 0.0, 0.002, None, None),
-        "{n}"
-    );
-
-    // 3. No model: the delta goes to the session's route.
-    s.update_token_counts(
-        "s",
-        &TokenUpdate {
-            input_tokens: 7,
-            ..TokenUpdate::default()
-        },
-    )
-    .unwrap();
-    assert_eq!(
-        s.get_session("s").unwrap().unwrap().input_tokens,
-        Some(157),
-        "{n}"
-    );
-    let rows = usage_rows(&b, "s");
-    assert_eq!(rows[1].0, real, "{n}");
-    assert_eq!(rows[1].2, [107, 20, 5, 2, 1], "{n}");
-
-    // 4. Absolute: counters set, model kept, no usage delta.
-    s.update_token_counts(
-        "s",
-        &TokenUpdate {
-            input_tokens: 1000,
-            output_tokens: 500,
-            model: Some("m-abs".into()),
-            api_call_count: 9,
-            absolute: true,
-            ..TokenUpdate::default()
-        },
-    )
-    .unwrap();
-    let row = s.get_session("s").unwrap().unwrap();
-    assert_eq!(
+    let steps: Vec<Step> = vec![
         (
-            row.input_tokens,
-            row.output_tokens,
-            row.cache_read_tokens,
-            row.cache_write_tokens,
-            row.reasoning_tokens
+            "the first accounted route replaces the model created with",
+            "s",
+            TokenUpdate {
+                input_tokens: 100,
+                output_tokens: 20,
+                model: some("m-real"),
+                billing_provider: some("openrouter"),
+                billing_base_url: some("https://or"),
+                billing_mode: some("api"),
+                cache_read_tokens: 5,
+                cache_write_tokens: 2,
+                reasoning_tokens: 1,
+                estimated_cost_usd: Some(0.01),
+                cost_status: some("estimated"),
+                cost_source: some("table"),
+                pricing_version: some("v1"),
+                api_call_count: 1,
+                ..TokenUpdate::default()
+            },
+            row("m-real", [100, 20, 5, 2, 1], (0.01, None), 1),
+            vec![m_real(100)],
         ),
-        (Some(1000), Some(500), Some(0), Some(0), Some(0)),
-        "{n}"
-    );
-    assert_eq!(
-        (row.estimated_cost_usd, row.api_call_count),
-        (Some(0.0), Some(9)),
-        "{n}"
-    );
-    assert_eq!(
-        row.actual_cost_usd,
-        Some(0.002),
-        "{n}: an absolute call without actual keeps it"
-    );
-    assert_eq!(row.model.as_deref(), Some("m-real"), "{n}");
-    assert_eq!(
-        usage_rows(&b, "s"),
-        rows,
-        "{n}: absolute calls add no usage"
-    );
-
-    // 5. A missing session is created with source `unknown`.
-    s.update_token_counts(
-        "new",
-        &TokenUpdate {
-            input_tokens: 3,
-            model: Some("mx".into()),
-            ..TokenUpdate::default()
-        },
-    )
-    .unwrap();
-    let row = s.get_session("new").unwrap().unwrap();
-    assert_eq!(
         (
-            row.source.as_str(),
-            row.model.as_deref(),
-            row.input_tokens,
-            row.estimated_cost_usd
+            "another model: the session keeps its route, the usage row borrows its base URL and mode",
+            "s",
+            TokenUpdate {
+                input_tokens: 50,
+                output_tokens: 10,
+                model: some("m-other"),
+                billing_provider: some("anthropic"),
+                actual_cost_usd: Some(0.002),
+                api_call_count: 1,
+                ..TokenUpdate::default()
+            },
+            row("m-real", [150, 30, 5, 2, 1], (0.01, Some(0.002)), 2),
+            vec![other.clone(), m_real(100)],
         ),
-        ("unknown", Some("mx"), Some(3), Some(0.0)),
-        "{n}"
-    );
-    assert_eq!(
-        usage_rows(&b, "new"),
-        [(
-            key("mx", "", "", "", ""),
-            0,
-            [3, 0, 0, 0, 0],
-            0.0,
-            0.0,
-            None,
-            None
-        )],
-        "{n}"
-    );
-
-    // 6. A zero-usage call: the cost becomes 0.0, nothing else.
-    s.create_session(&NewSession::new("fresh", "cli")).unwrap();
-    s.update_token_counts(
-        "fresh",
-        &TokenUpdate {
-            model: Some("other".into()),
-            billing_provider: Some("p".into()),
-            ..TokenUpdate::default()
-        },
-    )
-    .unwrap();
-    let row = s.get_session("fresh").unwrap().unwrap();
-    assert_eq!(row.estimated_cost_usd, Some(0.0), "{n}");
-    assert_eq!(
-        row.billing_provider, None,
-        "{n}: the route counts only with usage"
-    );
-    assert_eq!(
-        row.model.as_deref(),
-        Some("other"),
-        "{n}: ensure_session fills a NULL model"
-    );
-    assert!(usage_rows(&b, "fresh").is_empty(), "{n}");
+        (
+            "no model: the delta goes to the session's route",
+            "s",
+            TokenUpdate {
+                input_tokens: 7,
+                ..TokenUpdate::default()
+            },
+            row("m-real", [157, 30, 5, 2, 1], (0.01, Some(0.002)), 2),
+            vec![other.clone(), m_real(107)],
+        ),
+        (
+            "absolute: counters set, model and actual cost kept, no usage delta",
+            "s",
+            TokenUpdate {
+                input_tokens: 1000,
+                output_tokens: 500,
+                model: some("m-abs"),
+                api_call_count: 9,
+                absolute: true,
+                ..TokenUpdate::default()
+            },
+            row("m-real", [1000, 500, 0, 0, 0], (0.0, Some(0.002)), 9),
+            vec![other, m_real(107)],
+        ),
+        (
+            "a missing session is created with source `unknown`",
+            "new",
+            TokenUpdate {
+                input_tokens: 3,
+                model: some("mx"),
+                ..TokenUpdate::default()
+            },
+            json!([
+                "mx", 3, 0, 0, 0, 0, 0.0, null, null, null, null, 0, null, null, null, "unknown"
+            ]),
+            vec![usage(
+                ["mx", "", "", "", ""],
+                0,
+                [3, 0, 0, 0, 0],
+                (0.0, 0.0),
+                None,
+                None,
+            )],
+        ),
+        (
+            "a zero-usage call only turns the estimated cost into a number",
+            "fresh",
+            TokenUpdate {
+                model: some("other"),
+                billing_provider: some("p"),
+                ..TokenUpdate::default()
+            },
+            untouched("m-initial", Some(0.0), "cli"),
+            vec![],
+        ),
+        (
+            "ensure_session fills a NULL model; the route counts only with usage",
+            "bare",
+            TokenUpdate {
+                model: some("other"),
+                billing_provider: some("p"),
+                ..TokenUpdate::default()
+            },
+            untouched("other", Some(0.0), "cli"),
+            vec![],
+        ),
+        (
+            "ensure_session fills a NULL model, even without a provider",
+            "a",
+            TokenUpdate {
+                model: some("x"),
+                ..TokenUpdate::default()
+            },
+            untouched("x", Some(0.0), "cli"),
+            vec![],
+        ),
+        (
+            "a model without a provider is no route; the usage row takes the call's model",
+            "route",
+            TokenUpdate {
+                input_tokens: 1,
+                model: some("m-real"),
+                ..TokenUpdate::default()
+            },
+            json!([
+                "m-initial",
+                1,
+                0,
+                0,
+                0,
+                0,
+                0.0,
+                null,
+                null,
+                null,
+                null,
+                0,
+                null,
+                null,
+                null,
+                "cli"
+            ]),
+            vec![usage(
+                ["m-real", "", "", "", ""],
+                0,
+                [1, 0, 0, 0, 0],
+                (0.0, 0.0),
+                None,
+                None,
+            )],
+        ),
+        (
+            "an actual cost alone is usage for the route rule but writes no usage row",
+            "route",
+            TokenUpdate {
+                model: some("m-paid"),
+                billing_provider: some("prov"),
+                billing_mode: some("sub"),
+                actual_cost_usd: Some(0.5),
+                ..TokenUpdate::default()
+            },
+            json!([
+                "m-paid", 1, 0, 0, 0, 0, 0.0, 0.5, "prov", null, "sub", 0, null, null, null, "cli"
+            ]),
+            vec![usage(
+                ["m-real", "", "", "", ""],
+                0,
+                [1, 0, 0, 0, 0],
+                (0.0, 0.0),
+                None,
+                None,
+            )],
+        ),
+    ];
+    let mut first_seen = None;
+    for (what, id, update, row, rows) in steps {
+        s.update_token_counts(id, &update).unwrap();
+        assert_eq!(counters(&b, id), row, "{n}: {what}");
+        assert_eq!(usage_rows(&b, id), rows, "{n}: {what}");
+        if id == "s" {
+            let seen = b.query(
+                "SELECT first_seen, last_seen FROM session_model_usage \
+                 WHERE session_id = 's' AND model = 'm-real'",
+            );
+            let (first, last) = (real(&seen[0][0]), real(&seen[0][1]));
+            assert!(first <= last, "{n}: {what}");
+            assert_eq!(*first_seen.get_or_insert(first), first, "{n}: {what}");
+        }
+    }
 }
 
 pub fn auxiliary_usage_never_touches_the_session_counters_alike(backend: &dyn Backend) {
@@ -378,4 +444,93 @@ pub fn auxiliary_usage_never_touches_the_session_counters_alike(backend: &dyn Ba
         "{n}"
     );
     assert_eq!(usage_rows(&b, "ghost").len(), 1, "{n}");
+
+    // After a main-loop call too the counters never move; a task row
+    // without a model is `unknown` with an empty route, every token kind
+    // summed, and one with a route keeps it.
+    s.create_session(&NewSession::new("m", "cli").model("m-initial"))
+        .unwrap();
+    let main = TokenUpdate {
+        input_tokens: 10,
+        model: some("m-main"),
+        billing_provider: some("openrouter"),
+        billing_base_url: some("https://or"),
+        billing_mode: some("api"),
+        api_call_count: 1,
+        ..TokenUpdate::default()
+    };
+    s.update_token_counts("m", &main).unwrap();
+    let before = counters(&b, "m");
+    let every_kind = AuxiliaryUsage {
+        task: "vision".into(),
+        input_tokens: 11,
+        output_tokens: 2,
+        cache_read_tokens: 3,
+        cache_write_tokens: 4,
+        reasoning_tokens: 5,
+        estimated_cost_usd: Some(0.25),
+        ..AuxiliaryUsage::default()
+    };
+    let routed = AuxiliaryUsage {
+        task: "compression".into(),
+        model: some("gpt-small"),
+        billing_provider: some("openai"),
+        billing_base_url: some("https://oa"),
+        input_tokens: 7,
+        ..AuxiliaryUsage::default()
+    };
+    for aux in [&every_kind, &every_kind, &routed] {
+        s.record_auxiliary_usage("m", aux).unwrap();
+    }
+    assert_eq!(counters(&b, "m"), before, "{n}");
+    let none = (0.0, 0.0);
+    assert_eq!(
+        usage_rows(&b, "m"),
+        [
+            usage(
+                ["gpt-small", "openai", "https://oa", "", "compression"],
+                1,
+                [7, 0, 0, 0, 0],
+                none,
+                None,
+                None
+            ),
+            usage(
+                ["m-main", "openrouter", "https://or", "api", ""],
+                1,
+                [10, 0, 0, 0, 0],
+                none,
+                None,
+                None
+            ),
+            usage(
+                ["unknown", "", "", "", "vision"],
+                2,
+                [22, 4, 6, 8, 10],
+                (0.5, 0.0),
+                None,
+                None
+            ),
+        ],
+        "{n}"
+    );
+    // A session created by a task row has untouched counters; an empty
+    // task or id creates nothing.
+    s.record_auxiliary_usage("fresh", &every_kind).unwrap();
+    assert_eq!(
+        counters(&b, "fresh"),
+        json!([
+            null, 0, 0, 0, 0, 0, null, null, null, null, null, 0, null, null, null, "unknown"
+        ]),
+        "{n}"
+    );
+    let no_task = AuxiliaryUsage {
+        input_tokens: 5,
+        ..AuxiliaryUsage::default()
+    };
+    s.record_auxiliary_usage("nobody", &no_task).unwrap();
+    for id in ["nobody", ""] {
+        assert_eq!(s.get_session(id).unwrap(), None, "{n}: {id:?}");
+        assert!(usage_rows(&b, id).is_empty(), "{n}: {id:?}");
+    }
 }

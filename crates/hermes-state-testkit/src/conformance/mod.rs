@@ -158,6 +158,26 @@ impl TestStore {
         self.set_started(&id, started_at);
     }
 
+    /// Columns of session `id`, read raw, each of its own JSON type (so an
+    /// integer stored where a float belongs shows), after checking that
+    /// `get_session` reads the same values.
+    ///
+    /// # Panics
+    /// When the session does not exist or `get_session` reads otherwise.
+    pub fn columns(&self, id: &str, columns: &[&str]) -> Vec<Value> {
+        let sql = format!(
+            "SELECT {} FROM sessions WHERE id = {}",
+            columns.join(", "),
+            text(id)
+        );
+        let raw = self.query(&sql).pop().expect("the session's row");
+        let read = serde_json::to_value(self.store.get_session(id).unwrap().unwrap()).unwrap();
+        for (column, value) in columns.iter().zip(&raw) {
+            assert_eq!(&read[column], value, "{}: {column} of {id}", self.name());
+        }
+        raw
+    }
+
     /// Marks one message inactive (as a rewind does), raw.
     pub fn deactivate(&self, message_id: i64) {
         self.exec(&format!(
