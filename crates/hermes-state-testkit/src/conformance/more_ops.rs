@@ -504,6 +504,50 @@ pub fn a_gateway_peer_is_recorded_overwriting_the_tuple_and_keeping_absent_extra
     // An unknown session is no error.
     peer.session_key = "k".into();
     s.record_gateway_session_peer("nobody", &peer).unwrap();
+    assert_eq!(s.get_session("nobody").unwrap(), None, "{n}");
+    // Every peer field given as None is cleared, the extras kept; an
+    // existing `''` session is left alone.
+    let bare = GatewayPeer {
+        source: "discord".into(),
+        session_key: "k2".into(),
+        ..GatewayPeer::default()
+    };
+    b.add(NewSession::new("", "cli"), 2.0);
+    for id in ["g", ""] {
+        s.record_gateway_session_peer(id, &bare).unwrap();
+    }
+    let columns = [
+        "session_key",
+        "source",
+        "user_id",
+        "chat_id",
+        "chat_type",
+        "thread_id",
+        "display_name",
+        "origin_json",
+    ];
+    assert_eq!(
+        b.columns("g", &columns),
+        json!([
+            "k2",
+            "discord",
+            null,
+            null,
+            null,
+            null,
+            "Ann",
+            r#"{"platform": "telegram"}"#
+        ])
+        .as_array()
+        .unwrap()
+        .as_slice(),
+        "{n}"
+    );
+    assert_eq!(
+        b.columns("", &columns[..2]),
+        [json!(null), json!("cli")],
+        "{n}"
+    );
 }
 
 pub fn a_session_is_found_by_origin_preferring_the_user_and_refusing_ambiguity_alike(

@@ -71,10 +71,9 @@ pub fn an_end_is_promoted_to_a_session_reset_only_from_live_or_a_cleanup_alike(
         !s.promote_to_session_reset("exited", "session_reset"),
         "{n}"
     );
-    assert!(
-        !s.promote_to_session_reset("nobody", "session_reset"),
-        "{n}"
-    );
+    for nobody in ["nobody", ""] {
+        assert!(!s.promote_to_session_reset(nobody, "session_reset"), "{n}");
+    }
     let after = now();
     for (id, reason) in [
         ("live", "session_reset"),
@@ -109,8 +108,10 @@ pub fn only_week_old_silent_compression_continuations_with_messages_are_finalize
     s.end_session("root", "compression").unwrap();
     b.add(NewSession::new("plain", "cli"), days_ago(10.0));
     s.end_session("plain", "user_exit").unwrap();
+    b.add(NewSession::new("root_live", "cli"), days_ago(30.0));
     for (id, parent, age) in [
         ("orphan", "root", 8.0),
+        ("orphan2", "root", 30.0),
         ("young", "root", 6.0),
         ("called", "root", 8.0),
         ("silent", "root", 8.0),
@@ -133,15 +134,18 @@ pub fn only_week_old_silent_compression_continuations_with_messages_are_finalize
     let before = now();
     assert_eq!(
         s.finalize_orphaned_compression_sessions().unwrap(),
-        1,
+        2,
         "{n}"
     );
     let after = now();
-    let (ended_at, reason) = end_of(s, "orphan");
-    assert_eq!(reason.as_deref(), Some("orphaned_compression"), "{n}");
-    let ended_at = ended_at.unwrap();
-    assert!(before <= ended_at && ended_at <= after, "{n}");
-    for id in ["young", "called", "silent", "plain_kid"] {
+    for id in ["orphan", "orphan2"] {
+        assert!(b.columns(id, &["ended_at"])[0].is_f64(), "{n}: a REAL");
+        let (ended_at, reason) = end_of(s, id);
+        assert_eq!(reason.as_deref(), Some("orphaned_compression"), "{n}");
+        let ended_at = ended_at.unwrap();
+        assert!(before <= ended_at && ended_at <= after, "{n}");
+    }
+    for id in ["young", "called", "silent", "plain_kid", "root_live"] {
         assert_eq!(end_of(s, id), (None, None), "{n}: {id} stays live");
     }
     assert_eq!(end_of(s, "ended"), ended, "{n}");
@@ -159,7 +163,7 @@ pub fn ghost_tui_sessions_go_with_their_transcripts_children_orphaned_alike(back
     let old = days_ago(2.0);
     for (id, source, started) in [
         ("ghost", "tui", old),
-        ("ghost_parent", "tui", old),
+        ("ghost_parent", "tui", days_ago(40.0)),
         ("recent", "tui", days_ago(0.5)),
         ("titled", "tui", old),
         ("talked", "tui", old),
@@ -177,9 +181,12 @@ pub fn ghost_tui_sessions_go_with_their_transcripts_children_orphaned_alike(back
     let dir = tempfile::tempdir().unwrap();
     for name in [
         "ghost.json",
+        "ghost.jsonl",
         "ghost_parent.jsonl",
         "recent.json",
+        "titled.json",
         "request_dump_ghost_1.json",
+        "request_dump_ghostly_1.json",
     ] {
         std::fs::write(dir.path().join(name), "{}").unwrap();
     }
@@ -203,7 +210,11 @@ pub fn ghost_tui_sessions_go_with_their_transcripts_children_orphaned_alike(back
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     left.sort();
-    assert_eq!(left, ["recent.json"], "{n}");
+    assert_eq!(
+        left,
+        ["recent.json", "request_dump_ghostly_1.json", "titled.json"],
+        "{n}"
+    );
     assert_eq!(s.prune_empty_ghost_sessions(None).unwrap(), 0, "{n}");
 }
 
