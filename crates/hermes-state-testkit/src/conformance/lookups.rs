@@ -232,4 +232,85 @@ pub fn message_windows_recent_user_turns_and_platform_ids_alike(backend: &dyn Ba
     assert!(!s.has_platform_message_id("s", "tg-42").unwrap(), "{n}");
     assert!(!s.has_platform_message_id("other", "").unwrap(), "{n}");
     assert!(!s.has_platform_message_id("", "tg-42").unwrap(), "{n}");
+    assert!(!s.has_platform_message_id("nope", "tg-42").unwrap(), "{n}");
+    b.deactivate(other);
+    assert!(
+        s.has_platform_message_id("other", "tg-42").unwrap(),
+        "{n}: an inactive row's too"
+    );
+
+    // A window holds rows in any state, with their flags.
+    b.exec(&format!(
+        "UPDATE messages SET active = 0, compacted = 1 WHERE id = {}",
+        ids[1]
+    ));
+    let all = s.get_messages_around("s", ids[3], 5).unwrap();
+    let flags: Vec<(i64, i64)> = all.window.iter().map(|m| (m.active, m.compacted)).collect();
+    assert_eq!(flags, [(1, 0), (0, 1), (1, 0), (1, 0), (0, 0)], "{n}");
+    assert_eq!((all.messages_before, all.messages_after), (3, 1), "{n}");
+    let end = s.get_messages_around("s", ids[4], 5).unwrap();
+    assert_eq!(
+        (end.messages_before, end.messages_after, end.window.len()),
+        (4, 0, 5),
+        "{n}"
+    );
+    for session in ["nope", "", "other"] {
+        let none = s.get_messages_around(session, ids[2], 5).unwrap();
+        assert!(none.window.is_empty(), "{n}: {session:?}");
+        assert_eq!((none.messages_before, none.messages_after), (0, 0), "{n}");
+    }
+
+    // The previews of the recent user turns, newest first.
+    s.create_session(&NewSession::new("p", "cli")).unwrap();
+    let turn = |content: Option<Content>, at: f64| {
+        let message = NewMessage::new("p", "user").timestamp(at);
+        match content {
+            Some(content) => message.content(content),
+            None => message,
+        }
+    };
+    let structured = |value| Some(Content::Structured(value));
+    let image = json!({"type": "image_url", "image_url": {"url": "x"}});
+    let p = s
+        .append_messages(&[
+            turn(Some("  hello \n\t world  ".into()), 1.0),
+            NewMessage::new("p", "assistant").content("not a user row"),
+            turn(
+                structured(json!([
+                    {"type": "text", "text": "look\nat"},
+                    image.clone(),
+                    {"type": "text", "text": "this"},
+                    {"type": "text", "text": ""}
+                ])),
+                2.0,
+            ),
+            turn(structured(json!([image])), 3.0),
+            turn(Some("word ".repeat(30).into()), 4.0),
+            turn(Some("x".repeat(80).into()), 5.0),
+            turn(None, 6.0),
+            turn(structured(json!({"type": "text", "text": "obj"})), 7.0),
+        ])
+        .unwrap();
+    let recent = |session: &str, limit| -> Vec<(i64, f64, String)> {
+        s.list_recent_user_messages(session, limit, false)
+            .unwrap()
+            .into_iter()
+            .map(|m| (m.id, m.timestamp, m.preview))
+            .collect()
+    };
+    let cut = format!("{}...", &"word ".repeat(16)[..77]);
+    let want = [
+        (p[7], 7.0, String::new()),
+        (p[6], 6.0, String::new()),
+        (p[5], 5.0, "x".repeat(80)),
+        (p[4], 4.0, cut),
+        (p[3], 3.0, "[multimodal content]".to_owned()),
+        (p[2], 2.0, "look at this".to_owned()),
+        (p[0], 1.0, "hello world".to_owned()),
+    ];
+    assert_eq!(recent("p", 20), want, "{n}");
+    assert_eq!(recent("p", 2), want[..2], "{n}");
+    for (session, limit) in [("p", 0), ("nope", 20), ("", 20)] {
+        assert!(recent(session, limit).is_empty(), "{n}: {session:?}");
+    }
 }

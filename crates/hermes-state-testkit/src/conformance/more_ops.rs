@@ -294,7 +294,8 @@ pub fn the_newest_live_user_row_gets_api_content_only_when_its_content_matches_a
         "{n}: the content is not NULL"
     );
     let structured = Content::Structured(json!([{"type": "text", "text": "look"}]));
-    s.append_message(&NewMessage::new("s", "user").content(structured.clone()))
+    let structured_id = s
+        .append_message(&NewMessage::new("s", "user").content(structured.clone()))
         .unwrap();
     assert_eq!(
         s.set_latest_user_api_content("s", Some(&structured), "w4")
@@ -319,11 +320,22 @@ pub fn the_newest_live_user_row_gets_api_content_only_when_its_content_matches_a
         ],
         "{n}"
     );
+    // Rewound rows are skipped: the newest live user row is `two` then.
+    s.rewind_to_message("s", structured_id).unwrap();
     assert_eq!(
-        s.set_latest_user_api_content("nobody", None, "x").unwrap(),
-        0,
+        s.set_latest_user_api_content("s", Some(&text("two")), "w6")
+            .unwrap(),
+        1,
         "{n}"
     );
+    assert_eq!(api("s"), vec![None, Some("w6".into()), None], "{n}");
+    for nobody in ["nobody", ""] {
+        assert_eq!(
+            s.set_latest_user_api_content(nobody, None, "x").unwrap(),
+            0,
+            "{n}"
+        );
+    }
 }
 
 pub fn the_newest_live_matching_message_gets_the_display_kind_alike(backend: &dyn Backend) {
@@ -334,7 +346,7 @@ pub fn the_newest_live_matching_message_gets_the_display_kind_alike(backend: &dy
     say(&*b, "s", "hi", 2.0);
     s.append_message(&NewMessage::new("s", "assistant").content("hi"))
         .unwrap();
-    say(&*b, "s", "hi", 3.0);
+    let last = say(&*b, "s", "hi", 3.0);
     let shown = || -> Vec<(Option<String>, Option<String>)> {
         s.get_messages("s")
             .unwrap()
@@ -389,6 +401,41 @@ pub fn the_newest_live_matching_message_gets_the_display_kind_alike(backend: &dy
         );
     }
     assert_eq!(shown()[2], (Some("plain".into()), None), "{n}");
+    assert!(
+        !s.set_latest_matching_message_display_kind("nope", "user", "hi", "k", None)
+            .unwrap(),
+        "{n}"
+    );
+    // Metadata is stored as the original's JSON text; other rows' stays;
+    // rewound rows do not match, the older live one does; the
+    // model-facing columns are untouched.
+    b.exec("UPDATE messages SET display_metadata = '{\"x\": 1}' WHERE role = 'assistant'");
+    s.rewind_to_message("s", last).unwrap();
+    let metadata = json!({"source": "cron", "n": 1.5, "name": "é"});
+    assert!(
+        s.set_latest_matching_message_display_kind("s", "user", "hi", "steer", Some(&metadata))
+            .unwrap(),
+        "{n}"
+    );
+    let stamped = (
+        Some("steer".to_owned()),
+        Some(r#"{"source": "cron", "n": 1.5, "name": "\u00e9"}"#.to_owned()),
+    );
+    let assistant = (Some("k".to_owned()), Some(r#"{"x": 1}"#.to_owned()));
+    assert_eq!(shown(), [stamped, assistant], "{n}");
+    // Without metadata the stamp clears what was there.
+    assert!(
+        s.set_latest_matching_message_display_kind("s", "assistant", "hi", "k2", None)
+            .unwrap(),
+        "{n}"
+    );
+    assert_eq!(shown()[1], (Some("k2".into()), None), "{n}");
+    let first = &s.get_messages("s").unwrap()[0];
+    assert_eq!(
+        (first.role.as_str(), &first.content),
+        ("user", &Some(Content::Text("hi".into()))),
+        "{n}"
+    );
 }
 
 pub fn idle_sessions_are_archived_pinned_ones_only_when_asked_alike(backend: &dyn Backend) {

@@ -195,6 +195,9 @@ pub fn rewound_and_compacted_rows_show_as_archived_and_in_the_full_conversation_
 
     // Compaction archives the old rows too.
     b.add(NewSession::new("k", "cli"), 7.0);
+    for none in ["k", ""] {
+        assert!(!s.has_archived_messages(none).unwrap(), "{n}: {none:?}");
+    }
     say(&*b, "k", "long", 7.5);
     s.archive_and_compact(
         "k",

@@ -17,7 +17,6 @@ mod handoff;
 mod inspect;
 mod lookups;
 mod malformed;
-mod message_edits;
 mod messages;
 mod rich_listing;
 mod roundtrip;
