@@ -49,6 +49,7 @@ mod more_ops;
 mod original_errors;
 mod originals_methods;
 mod prune;
+mod prune_selection;
 mod read_only;
 mod rich_listing;
 mod search;
@@ -278,6 +279,11 @@ pub const CASES: &[Case] = cases![
     originals_methods::telegram_topic_bindings_are_made_refused_read_and_removed_alike,
     originals_methods::resume_and_anchored_views_read_a_lineage_alike,
     prune::prune_selects_deletes_and_orphans_alike,
+    prune_selection::every_prune_filter_selects_what_it_names_alike,
+    prune_selection::candidates_dry_runs_prunes_and_archives_select_the_same_sessions_alike,
+    prune_selection::the_measured_prune_store_lists_archives_and_reads_alike,
+    prune_selection::a_folder_prefix_is_the_originals_like_in_listings_and_prunes_alike,
+    prune_selection::idle_tips_are_archived_with_their_chains_as_the_automatic_archive_does_alike,
     read_only::the_new_writes_refuse_a_read_only_handle_alike,
     rich_listing::sessions_by_last_activity_and_empty_counts_alike,
     rich_listing::prune_candidates_list_and_archive_alike,
@@ -306,6 +312,7 @@ pub const CASES: &[Case] = cases![
     sweeps::ghost_tui_sessions_go_with_their_transcripts_children_orphaned_alike,
     sweeps::the_automatic_archive_runs_once_per_interval_and_reports_errors_alike,
     sweeps::the_automatic_prune_runs_once_per_interval_postgresql_without_vacuum,
+    sweeps::the_automatic_runs_keep_the_originals_float_text_and_wait_out_the_interval_alike,
     telegram_topics::the_telegram_topic_tables_are_created_on_request_only_alike,
     time_window::the_sessions_of_a_window_are_read_newest_first_alike,
     time_window::a_window_of_every_session_reports_what_the_store_aggregates_alike,

@@ -154,10 +154,30 @@ pub fn prune_selects_deletes_and_orphans_alike(backend: &dyn Backend) {
         "old-a.json",
         "old-a.jsonl",
         "request_dump_old-a_1.json",
+        "request_dump_old-a_2.json",
+        "request_dump_old-ab_1.json",
+        "old-a.txt",
+        "old-b.json",
+        "live.json",
         "keep.json",
     ] {
         std::fs::write(dir.path().join(file), "{}").unwrap();
     }
+    let left = || {
+        let mut left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        left.sort();
+        left
+    };
+    // A dry run leaves the transcripts.
+    let dry = PruneOptions {
+        sessions_dir: Some(dir.path().to_owned()),
+        ..options(PruneFilters::default())
+    };
+    assert_eq!(s.prune_sessions(&dry).unwrap().count, 2, "{n}");
+    assert_eq!(left().len(), 9, "{n}");
     let report = s
         .prune_sessions(&PruneOptions {
             dry_run: false,
@@ -184,11 +204,16 @@ pub fn prune_selects_deletes_and_orphans_alike(backend: &dyn Backend) {
         s.usage_by_model_and_task().unwrap().is_empty(),
         "{n}: usage rows go with their session"
     );
-    let mut left: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    left.sort();
-    assert_eq!(left, ["keep.json"], "{n}");
+    assert_eq!(
+        left(),
+        [
+            "keep.json",
+            "live.json",
+            "old-a.txt",
+            "old-b.json",
+            "request_dump_old-ab_1.json"
+        ],
+        "{n}"
+    );
     assert!(s.get_session("old-b").unwrap().is_some(), "{n}");
 }

@@ -5,11 +5,13 @@
 //! One declared difference: PostgreSQL never vacuums (`vacuumed` stays
 //! `false`; docs/DECISIONS.md).
 
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hermes_state_core::SessionStore;
 use hermes_state_core::cleanup::AutoArchiveOptions;
 use hermes_state_core::cleanup::AutoPruneOptions;
+use hermes_state_core::clock::{Clock, FixedClock};
 use hermes_state_types::ErrorKind;
 use hermes_state_types::NewSession;
 use hermes_state_types::TokenUpdate;
@@ -400,4 +402,150 @@ pub fn the_automatic_prune_runs_once_per_interval_postgresql_without_vacuum(back
     let report = reader.maybe_auto_prune_and_vacuum(&AutoPruneOptions::default());
     assert_eq!(report.error_kind, Some(ErrorKind::ReadOnly), "{n}");
     assert!(exists(s, "new"), "{n}");
+}
+
+/// The automatic runs by the store's clock: the last run's time is kept
+/// as the original's float text, a run is due once the interval has
+/// passed, an archive run takes the sessions idle by then.
+pub fn the_automatic_runs_keep_the_originals_float_text_and_wait_out_the_interval_alike(
+    backend: &dyn Backend,
+) {
+    const T0: f64 = 1_795_980_826.691_713_8;
+    const HOUR: f64 = 3600.0;
+    let clock = FixedClock::new(T0);
+    let b = backend.open_clocked(Arc::clone(&clock));
+    let s = &*b.store;
+    let n = b.name();
+    let add = |id: &str, days: f64, ended: bool| {
+        b.add(NewSession::new(id, "cli"), clock.now() - days * 86_400.0);
+        if ended {
+            s.end_session(id, "user_exit").unwrap();
+        }
+    };
+    add("old", 100.0, true);
+    add("new", 1.0, true);
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["old.json", "new.json"] {
+        std::fs::write(dir.path().join(name), "{}").unwrap();
+    }
+    let options = AutoPruneOptions {
+        sessions_dir: Some(dir.path().to_path_buf()),
+        ..AutoPruneOptions::default()
+    };
+    let report = s.maybe_auto_prune_and_vacuum(&options);
+    assert_eq!(
+        (report.skipped, report.pruned, report.error.as_deref()),
+        (false, 1, None),
+        "{n}"
+    );
+    assert_eq!(
+        serde_json::to_value(&report).unwrap(),
+        serde_json::json!({"skipped": false, "pruned": 1, "vacuumed": n == "sqlite"}),
+        "{n}"
+    );
+    assert!(!exists(s, "old") && exists(s, "new"), "{n}");
+    assert!(!dir.path().join("old.json").exists(), "{n}");
+    assert!(dir.path().join("new.json").exists(), "{n}");
+    let first = Some("1795980826.6917138".to_owned());
+    assert_eq!(stamp_of(s, "last_auto_prune"), first, "{n}");
+    clock.advance(23.0 * HOUR);
+    let report = s.maybe_auto_prune_and_vacuum(&options);
+    assert_eq!(
+        (report.skipped, report.pruned, report.vacuumed),
+        (true, 0, false),
+        "{n}"
+    );
+    assert_eq!(stamp_of(s, "last_auto_prune"), first, "{n}");
+    clock.advance(HOUR);
+    let report = s.maybe_auto_prune_and_vacuum(&options);
+    assert_eq!(
+        (report.skipped, report.pruned, report.vacuumed),
+        (false, 0, false),
+        "{n}"
+    );
+    assert_eq!(
+        stamp_of(s, "last_auto_prune").as_deref(),
+        Some("1796067226.6917138"),
+        "{n}"
+    );
+    // A stamp that is not a number is "never ran".
+    add("stale", 10.0, true);
+    s.set_meta("last_auto_prune", "yesterday").unwrap();
+    let fewer_days = AutoPruneOptions {
+        retention_days: 5.0,
+        vacuum: false,
+        ..AutoPruneOptions::default()
+    };
+    let report = s.maybe_auto_prune_and_vacuum(&fewer_days);
+    assert_eq!(
+        (report.skipped, report.pruned, report.vacuumed),
+        (false, 1, false),
+        "{n}"
+    );
+    let bad = AutoPruneOptions {
+        retention_days: f64::NAN,
+        min_interval_hours: 0.0,
+        ..AutoPruneOptions::default()
+    };
+    let report = serde_json::to_value(s.maybe_auto_prune_and_vacuum(&bad)).unwrap();
+    assert!(report.get("error").is_some(), "{n}: {report}");
+    s.set_meta("last_auto_prune", "0").unwrap();
+    let report = b
+        .read_only()
+        .maybe_auto_prune_and_vacuum(&AutoPruneOptions::default());
+    assert_eq!(report.error_kind, Some(ErrorKind::ReadOnly), "{n}");
+    assert!(report.error.is_some(), "{n}");
+
+    let clock = FixedClock::new(T0);
+    let b = backend.open_clocked(Arc::clone(&clock));
+    let s = &*b.store;
+    for (id, days) in [
+        ("idle", 5.0),
+        ("pinned", 5.0),
+        ("busy", 5.0),
+        ("fresh", 1.0),
+    ] {
+        b.add(NewSession::new(id, "cli"), T0 - days * 86_400.0);
+    }
+    s.end_session("pinned", "user_exit").unwrap();
+    s.set_session_pinned("pinned", true).unwrap();
+    say(&*b, "busy", "recent activity", T0 - 86_400.0);
+    let archived = || -> Vec<&str> {
+        ["busy", "fresh", "idle", "pinned"]
+            .into_iter()
+            .filter(|id| s.get_session(id).unwrap().unwrap().archived == 1)
+            .collect()
+    };
+    let report = s.maybe_auto_archive(&AutoArchiveOptions::default());
+    assert_eq!(
+        (report.skipped, report.archived, report.error.as_deref()),
+        (false, 1, None),
+        "{n}"
+    );
+    assert_eq!(archived(), ["idle"], "{n}");
+    assert_eq!(stamp_of(s, "last_auto_archive"), first, "{n}");
+    let all = AutoArchiveOptions {
+        exclude_pinned: false,
+        ..AutoArchiveOptions::default()
+    };
+    assert!(
+        s.maybe_auto_archive(&all).skipped,
+        "{n}: within the interval"
+    );
+    clock.advance(24.0 * HOUR);
+    let report = s.maybe_auto_archive(&all);
+    assert_eq!((report.skipped, report.archived), (false, 1), "{n}");
+    assert_eq!(
+        archived(),
+        ["idle", "pinned"],
+        "{n}: busy is idle for 2 days only"
+    );
+    clock.advance(24.0 * HOUR + 1.0);
+    let report = s.maybe_auto_archive(&AutoArchiveOptions::default());
+    assert_eq!((report.skipped, report.archived), (false, 2), "{n}");
+    assert_eq!(archived(), ["busy", "fresh", "idle", "pinned"], "{n}");
+}
+
+fn stamp_of(s: &dyn SessionStore, key: &str) -> Option<String> {
+    s.get_meta(key).unwrap()
 }

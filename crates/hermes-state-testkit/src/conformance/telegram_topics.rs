@@ -64,15 +64,20 @@ pub fn the_telegram_topic_tables_are_created_on_request_only_alike(backend: &dyn
         Some("2"),
         "{n}"
     );
-    // A binding goes with its session.
-    s.create_session(&NewSession::new("bound", "telegram"))
-        .unwrap();
-    b.exec(
-        "INSERT INTO telegram_dm_topic_bindings \
-         (chat_id, thread_id, user_id, session_key, session_id, linked_at, updated_at) \
-         VALUES ('c', 't', 'u', 'k', 'bound', 1.0, 1.0)",
-    );
+    // A binding is `auto` by default and goes with its session, deleted
+    // alone or in a batch.
+    for (id, thread) in [("bound", "t"), ("bound2", "t2")] {
+        s.create_session(&NewSession::new(id, "telegram")).unwrap();
+        b.exec(&format!(
+            "INSERT INTO telegram_dm_topic_bindings \
+             (chat_id, thread_id, user_id, session_key, session_id, linked_at, updated_at) \
+             VALUES ('c', '{thread}', 'u', 'k', '{id}', 1.0, 1.0)"
+        ));
+    }
+    let mode = "SELECT managed_mode FROM telegram_dm_topic_bindings";
+    assert_eq!(strings(&b, mode, mode), ["auto", "auto"], "{n}");
     assert!(s.delete_session("bound").unwrap(), "{n}");
+    assert_eq!(s.delete_sessions(&["bound2"], None).unwrap(), 1, "{n}");
     let left = strings(
         &b,
         "SELECT chat_id FROM telegram_dm_topic_bindings",
@@ -92,6 +97,15 @@ pub fn the_telegram_topic_tables_are_created_on_request_only_alike(backend: &dyn
         ],
         "{n}"
     );
+    let unique = strings(
+        &b,
+        "SELECT name FROM pragma_index_list('telegram_dm_topic_bindings') \
+         WHERE \"unique\" = 1 AND origin = 'c'",
+        "SELECT indexname::text FROM pg_indexes WHERE schemaname = current_schema() \
+         AND tablename = 'telegram_dm_topic_bindings' AND indexname LIKE 'idx_%' \
+         AND indexdef LIKE 'CREATE UNIQUE INDEX%'",
+    );
+    assert_eq!(unique, ["idx_telegram_dm_topic_bindings_session"], "{n}");
     // The same columns in the same order on every backend.
     super::agreed::check(
         "telegram_topics::the_telegram_topic_tables_are_created_on_request_only_alike",

@@ -5,7 +5,6 @@
 //! Every test looks at what is stored byte for byte through raw SQL on the
 //! store's own connection (`db.read`), or on a second connection for setup
 //! writes the API has no method for.
-mod cleanup;
 mod clock;
 mod coexistence;
 mod contention;
