@@ -48,6 +48,7 @@ mod message_reads;
 mod more_ops;
 mod original_errors;
 mod originals_methods;
+mod picker_rows;
 mod prune;
 mod prune_selection;
 mod read_only;
@@ -278,6 +279,11 @@ pub const CASES: &[Case] = cases![
     original_errors::failures_are_classed_as_the_originals_exceptions_alike,
     originals_methods::telegram_topic_bindings_are_made_refused_read_and_removed_alike,
     originals_methods::resume_and_anchored_views_read_a_lineage_alike,
+    picker_rows::a_preview_is_the_first_user_message_on_one_line_of_sixty_characters_alike,
+    picker_rows::children_show_only_when_asked_except_branches_alike,
+    picker_rows::the_picker_filters_by_source_folder_count_archive_and_ids_alike,
+    picker_rows::a_compressed_root_is_listed_as_its_tip_alike,
+    picker_rows::the_chain_leaves_tool_and_branch_children_out_alike,
     prune::prune_selects_deletes_and_orphans_alike,
     prune_selection::every_prune_filter_selects_what_it_names_alike,
     prune_selection::candidates_dry_runs_prunes_and_archives_select_the_same_sessions_alike,

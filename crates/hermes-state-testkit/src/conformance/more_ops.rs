@@ -165,6 +165,11 @@ pub fn working_directories_are_counted_with_their_last_activity_in_byte_order_al
         ("/b".to_owned(), 1, 0.0),
     ];
     assert_eq!(cwds(false), live, "{n}");
+    assert_eq!(
+        serde_json::to_value(s.distinct_session_cwds(false).unwrap()).unwrap()[0],
+        json!({"cwd": "/B", "sessions": 1, "last_active": 5.0}),
+        "{n}"
+    );
     let mut all = live;
     all.push(("/z".to_owned(), 1, 10.0));
     assert_eq!(cwds(true), all, "{n}");
@@ -187,6 +192,7 @@ pub fn sessions_are_found_by_id_fragment_ranked_as_the_original_alike(backend: &
         ("abc-10", 6.0),
         ("zabc-1", 20.0),
         ("old-root", 30.0),
+        ("zab_x", 0.5),
     ] {
         b.add(NewSession::new(id, "cli"), at);
     }
@@ -220,7 +226,8 @@ pub fn sessions_are_found_by_id_fragment_ranked_as_the_original_alike(backend: &
         Some("old-root".to_owned()),
         "tip words".to_owned(),
     );
-    let cases: [(&str, u32, bool, Found); 10] = [
+    let cases: [(&str, u32, bool, Found); 11] = [
+        ("ab_", 10, true, vec![row("zab_x", 0.5)]),
         (
             "abc",
             10,

@@ -37,6 +37,9 @@ pub fn sessions_by_last_activity_and_empty_counts_alike(backend: &dyn Backend) {
     add(&b, "b", "telegram", 200.0);
     add(&b, "c", "cli", 300.0);
     add(&b, "d", "cli", 300.0);
+    // Children and archived sessions are listed too.
+    b.add(child("e", "a"), 250.0);
+    s.set_session_archived("e", true).unwrap();
     s.append_message(
         &NewMessage::new("a", "user")
             .content("late")
@@ -46,16 +49,21 @@ pub fn sessions_by_last_activity_and_empty_counts_alike(backend: &dyn Backend) {
 
     let all = s.search_sessions(None, 10, 0).unwrap();
     // Activity first; equal starts by id, descending.
-    assert_eq!(ids(&all), ["a", "d", "c", "b"], "{n}");
+    assert_eq!(ids(&all), ["a", "d", "c", "e", "b"], "{n}");
     assert_eq!(
-        (all[0].last_active, all[3].last_active),
-        (900.0, 200.0),
+        (all[0].last_active, all[3].last_active, all[4].last_active),
+        (900.0, 250.0, 200.0),
         "{n}"
     );
     assert_eq!(all[0].session.message_count, Some(1), "{n}");
+    // Every session column, then `last_active`.
+    let json = serde_json::to_value(&all[0]).unwrap();
+    let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+    let edges = [keys[0], keys[keys.len() - 2], keys[keys.len() - 1]];
+    assert_eq!(edges, ["id", "pinned", "last_active"], "{n}");
     assert_eq!(
         ids(&s.search_sessions(Some("cli"), 10, 0).unwrap()),
-        ["a", "d", "c"],
+        ["a", "d", "c", "e"],
         "{n}"
     );
     assert_eq!(
@@ -394,4 +402,9 @@ pub fn picker_listing_filters_projects_and_orders_alike(backend: &dyn Backend) {
     assert_eq!(compact[1].session.system_prompt, None, "{n}");
     let json = serde_json::to_value(&compact[1]).unwrap();
     assert!(json.get("system_prompt").is_none(), "{n}");
+    assert_eq!(json["id"], "main", "{n}");
+    let json = serde_json::to_value(&full[1]).unwrap();
+    assert_eq!(json["system_prompt"], "secret prompt", "{n}");
+    let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+    assert_eq!(keys[keys.len() - 2..], ["last_active", "preview"], "{n}");
 }

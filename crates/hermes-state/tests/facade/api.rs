@@ -17,7 +17,6 @@ mod inspect;
 mod lookups;
 mod malformed;
 mod messages;
-mod rich_listing;
 mod roundtrip;
 mod session_updates;
 mod sessions;
