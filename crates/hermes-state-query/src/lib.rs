@@ -10,8 +10,8 @@
 //! of another version is made v23-shaped by [`compat::adapt`] (temporary
 //! views on that connection; nothing reaches the file) before the first
 //! read, and again when its schema cookie moves; the facade's readers do so
-//! in the one place they are handed out. Without it a read of an older file
-//! fails with a typed error (`no such column`), never with a wrong answer.
+//! in the one place they are handed out. Without it, a statement that names
+//! a column or table the file lacks fails with SQLite's `no such column`.
 //!
 //! The types these reads give and the rules they share with the PostgreSQL
 //! backend are the contract crate's (`hermes_state_core`); each module here
