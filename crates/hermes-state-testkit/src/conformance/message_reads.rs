@@ -8,67 +8,71 @@ use serde_json::json;
 
 use super::Backend;
 
+/// Pages go by id (not by time), skip inactive rows unless asked (a
+/// compacted one among them), and count from the offset; `message_count`
+/// counts inactive rows too, and without an id the whole store.
 pub fn message_pages_skip_inactive_rows_and_page_alike(backend: &dyn Backend) {
     let b = backend.open();
     let s = &b.store;
     let n = b.name();
     s.create_session(&NewSession::new("s", "cli")).unwrap();
+    s.create_session(&NewSession::new("other", "cli")).unwrap();
+    // Timestamps deliberately out of order.
     let ids = s
         .append_messages(
-            &(0..5)
+            &(1..=6)
                 .map(|i| {
                     NewMessage::new("s", "user")
                         .content(format!("m{i}"))
-                        .timestamp(f64::from(i))
+                        .timestamp(100.0 - f64::from(i))
                 })
                 .collect::<Vec<_>>(),
         )
         .unwrap();
+    s.append_message(&NewMessage::new("other", "user").content("elsewhere"))
+        .unwrap();
     b.deactivate(ids[1]);
-    let texts = |page: MessagePage| -> Vec<i64> {
-        s.get_messages_page("s", page)
+    b.deactivate(ids[3]);
+    b.exec(&format!(
+        "UPDATE messages SET compacted = 1 WHERE id = {}",
+        ids[3]
+    ));
+    let page = |include_inactive, limit, offset| MessagePage {
+        include_inactive,
+        limit,
+        offset,
+    };
+    // (page, indexes into `ids`)
+    let pages: [(MessagePage, &[usize]); 9] = [
+        (MessagePage::default(), &[0, 2, 4, 5]),
+        (page(true, None, 0), &[0, 1, 2, 3, 4, 5]),
+        (page(false, Some(2), 0), &[0, 2]),
+        (page(false, Some(2), 1), &[2, 4]),
+        (page(false, None, 2), &[4, 5]),
+        (page(true, Some(3), 2), &[2, 3, 4]),
+        (page(true, None, 3), &[3, 4, 5]),
+        (page(false, Some(0), 0), &[]),
+        (page(false, Some(10), 10), &[]),
+    ];
+    for (p, want) in pages {
+        let got: Vec<i64> = s
+            .get_messages_page("s", p)
             .unwrap()
             .iter()
             .map(|m| m.id)
-            .collect()
-    };
+            .collect();
+        let want: Vec<i64> = want.iter().map(|&i| ids[i]).collect();
+        assert_eq!(got, want, "{n}: {p:?}");
+    }
+    let flags: Vec<(i64, i64)> = s
+        .get_messages_page("s", page(true, None, 0))
+        .unwrap()
+        .iter()
+        .map(|m| (m.active, m.compacted))
+        .collect();
     assert_eq!(
-        texts(MessagePage::default()),
-        [ids[0], ids[2], ids[3], ids[4]],
-        "{n}"
-    );
-    assert_eq!(
-        texts(MessagePage {
-            include_inactive: true,
-            ..MessagePage::default()
-        }),
-        ids,
-        "{n}"
-    );
-    assert_eq!(
-        texts(MessagePage {
-            limit: Some(2),
-            offset: 1,
-            include_inactive: false
-        }),
-        [ids[2], ids[3]],
-        "{n}"
-    );
-    assert_eq!(
-        texts(MessagePage {
-            limit: None,
-            offset: 3,
-            include_inactive: true
-        }),
-        [ids[3], ids[4]],
-        "{n}: an offset without a limit"
-    );
-    assert!(
-        texts(MessagePage {
-            limit: Some(0),
-            ..MessagePage::default()
-        })
-        .is_empty(),
+        flags,
+        [(1, 0), (0, 0), (1, 0), (0, 1), (1, 0), (1, 0)],
         "{n}"
     );
     assert!(
@@ -82,6 +86,9 @@ pub fn message_pages_skip_inactive_rows_and_page_alike(backend: &dyn Backend) {
         s.get_messages("s").unwrap(),
         "{n}"
     );
+    assert_eq!(s.message_count(Some("s")).unwrap(), 6, "{n}");
+    assert_eq!(s.message_count(None).unwrap(), 7, "{n}");
+    assert_eq!(s.message_count(Some("nope")).unwrap(), 0, "{n}");
 }
 
 /// The original's `get_messages(include_inactive, limit, offset)` and

@@ -44,6 +44,7 @@ mod lineage;
 mod lookups;
 mod message_edits;
 mod message_reads;
+mod message_writes;
 mod more_ops;
 mod original_errors;
 mod originals_methods;
@@ -236,6 +237,11 @@ pub const CASES: &[Case] = cases![
     message_reads::negative_limits_offsets_and_windows_mean_what_they_mean_in_the_original_alike,
     message_reads::conversations_are_built_alike_with_and_without_ancestors,
     message_reads::clearing_messages_zeroes_counters_and_keeps_the_rest_alike,
+    message_writes::counters_ids_and_tool_calls_follow_the_measured_sequence_alike,
+    message_writes::tool_calls_and_json_columns_are_stored_as_pythons_json_text_alike,
+    message_writes::every_column_of_a_message_is_stored_and_read_back_alike,
+    message_writes::an_append_to_an_ended_session_changes_only_its_counters_alike,
+    message_writes::content_of_every_kind_reads_back_alike,
     more_ops::replacing_a_routing_scope_drops_empty_pairs_keeps_the_last_duplicate_alike,
     more_ops::compression_lineage_follows_the_original_alike,
     more_ops::working_directories_are_counted_with_their_last_activity_in_byte_order_alike,
