@@ -56,6 +56,7 @@ mod search_scope;
 mod session_count;
 mod session_ref;
 mod session_updates;
+mod session_writes;
 mod sessions;
 mod stats;
 mod sweeps;
@@ -272,6 +273,13 @@ pub const CASES: &[Case] = cases![
     session_updates::prompt_model_meta_route_and_cwd_updates_alike,
     session_updates::archive_and_pin_cover_the_compression_lineage_alike,
     session_updates::compression_bookkeeping_alike,
+    session_writes::a_created_session_stores_every_field_and_default_alike,
+    session_writes::a_second_create_fills_only_null_columns_never_source_user_or_start_alike,
+    session_writes::model_config_is_pythons_json_text_and_a_falsy_one_null_alike,
+    session_writes::a_child_inherits_workspace_fields_and_gateway_ones_only_after_a_compression_alike,
+    session_writes::parent_ids_and_empty_ids_are_taken_as_the_original_takes_them_alike,
+    session_writes::ensure_session_creates_with_its_source_and_fills_a_null_model_alike,
+    session_writes::the_first_end_wins_until_a_reopen_alike,
     sessions::sessions_are_created_filled_ended_and_reopened_alike,
     sessions::a_store_names_its_backend_and_is_itself_as_any,
     sessions::messages_are_appended_counted_and_read_back_alike,

@@ -23,4 +23,3 @@ mod messages;
 mod rich_listing;
 mod roundtrip;
 mod session_updates;
-mod sessions;
