@@ -11,7 +11,6 @@ mod clock;
 mod coexistence;
 mod contention;
 mod conversation;
-mod conversation_search;
 mod delete;
 mod errors;
 mod handoff;
