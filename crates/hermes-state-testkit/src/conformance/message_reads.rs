@@ -276,3 +276,145 @@ pub fn clearing_messages_zeroes_counters_and_keeps_the_rest_alike(backend: &dyn 
         "{n}"
     );
 }
+
+/// The conversation as the original's list of dicts, compared as JSON
+/// text (key order included): `api.md` §5.2's measured table (what each
+/// role keeps, memory context stripped from user text, NULL content, no
+/// inactive rows), and its lineage example (the replayed question once,
+/// the curator's exchange left out).
+pub fn conversations_are_the_originals_dicts_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    let dicts = |id: &str, ancestors: bool| {
+        let conversation = s.get_messages_as_conversation(id, ancestors).unwrap();
+        serde_json::to_string(&conversation).unwrap()
+    };
+    let text = |value: serde_json::Value| serde_json::to_string(&value).unwrap();
+    s.create_session(&NewSession::new("s", "cli")).unwrap();
+    let one_call = json!([{"id": "call_1", "type": "function", "function": {"name": "terminal", "arguments": "{\"cmd\": \"ls\"}"}}]);
+    let rows: Vec<(NewMessage, serde_json::Value)> = vec![
+        (
+            NewMessage::new("s", "system")
+                .content("  sys prompt  ")
+                .timestamp(100.0)
+                .finish_reason("x"),
+            json!({"role": "system", "content": "  sys prompt  ", "timestamp": 100.0}),
+        ),
+        (
+            NewMessage {
+                platform_message_id: Some("pm-1".to_owned()),
+                observed: true,
+                api_content: Some("  WIRE  ".to_owned()),
+                display_kind: Some("steer".to_owned()),
+                display_metadata: Some(json!({"a": 1})),
+                ..NewMessage::new("s", "user")
+                    .content("  <memory-context>secret</memory-context> hi there  ")
+                    .timestamp(101.0)
+            },
+            json!({"role": "user", "content": "hi there", "api_content": "  WIRE  ", "display_kind": "steer", "display_metadata": {"a": 1}, "timestamp": 101.0, "message_id": "pm-1", "observed": true}),
+        ),
+        (
+            NewMessage {
+                reasoning_content: Some(String::new()),
+                reasoning_details: Some(json!([{"t": 1}])),
+                codex_reasoning_items: Some(json!([{"i": 1}])),
+                codex_message_items: Some(json!([{"m": 1}])),
+                ..NewMessage::new("s", "assistant")
+                    .content("")
+                    .tool_calls(one_call.clone())
+                    .finish_reason("tool_calls")
+                    .reasoning("R")
+                    .timestamp(102.0)
+            },
+            json!({"role": "assistant", "content": "", "timestamp": 102.0, "tool_calls": one_call, "finish_reason": "tool_calls", "reasoning": "R", "reasoning_content": "", "reasoning_details": [{"t": 1}], "codex_reasoning_items": [{"i": 1}], "codex_message_items": [{"m": 1}]}),
+        ),
+        (
+            NewMessage {
+                effect_disposition: Some("applied".to_owned()),
+                ..NewMessage::new("s", "tool")
+                    .content("  out  ")
+                    .tool_result("terminal", "call_1")
+                    .finish_reason("stop")
+                    .timestamp(103.0)
+            },
+            json!({"role": "tool", "content": "  out  ", "timestamp": 103.0, "tool_call_id": "call_1", "tool_name": "terminal", "effect_disposition": "applied"}),
+        ),
+        (
+            NewMessage::new("s", "assistant")
+                .content("done")
+                .finish_reason("stop")
+                .reasoning("")
+                .timestamp(99.0),
+            json!({"role": "assistant", "content": "done", "timestamp": 99.0, "finish_reason": "stop"}),
+        ),
+        (
+            NewMessage::new("s", "user")
+                .content(hermes_state_types::Content::Structured(
+                    json!([{"type": "text", "text": "img"}]),
+                ))
+                .timestamp(0.0),
+            json!({"role": "user", "content": [{"type": "text", "text": "img"}]}),
+        ),
+        (
+            NewMessage::new("s", "assistant").timestamp(1.0),
+            json!({"role": "assistant", "content": null, "timestamp": 1.0}),
+        ),
+    ];
+    let (messages, expected): (Vec<_>, Vec<_>) = rows.into_iter().unzip();
+    for message in &messages {
+        s.append_message(message).unwrap();
+    }
+    let gone = s
+        .append_message(&NewMessage::new("s", "user").content("gone").timestamp(2.0))
+        .unwrap();
+    b.deactivate(gone);
+    assert_eq!(dicts("s", false), text(json!(expected)), "{n}");
+    assert_eq!(dicts("unknown", false), "[]", "{n}");
+
+    s.create_session(&NewSession::new("root", "cli")).unwrap();
+    let lineage = [
+        ("root", "user", "first question"),
+        ("root", "assistant", "first answer"),
+        ("root", "user", "repeat me"),
+        ("child", "user", "repeat me"),
+        ("child", "assistant", "second answer"),
+        (
+            "child",
+            "user",
+            "Review the conversation above and update the skill library if needed.",
+        ),
+        ("child", "assistant", "curator reply"),
+        ("child", "user", "after harness"),
+    ];
+    for (i, (session, role, content)) in lineage.into_iter().enumerate() {
+        if i == 3 {
+            s.end_session("root", "compression").unwrap();
+            s.create_session(&crate::build::child("child", "root"))
+                .unwrap();
+        }
+        s.append_message(&crate::build::message(
+            session,
+            role,
+            content,
+            i as f64 + 1.0,
+        ))
+        .unwrap();
+    }
+    let entry = |role: &str, content: &str, at: f64| json!({"role": role, "content": content, "timestamp": at});
+    let own = json!([
+        entry("user", "repeat me", 4.0),
+        entry("assistant", "second answer", 5.0),
+        entry("user", "after harness", 8.0),
+    ]);
+    assert_eq!(dicts("child", false), text(own), "{n}");
+    let whole = json!([
+        entry("user", "first question", 1.0),
+        entry("assistant", "first answer", 2.0),
+        entry("user", "repeat me", 3.0),
+        entry("assistant", "second answer", 5.0),
+        entry("user", "after harness", 8.0),
+    ]);
+    assert_eq!(dicts("child", true), text(whole), "{n}");
+    assert_eq!(dicts("root", true), dicts("root", false), "{n}");
+}
