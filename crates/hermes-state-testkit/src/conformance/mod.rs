@@ -62,6 +62,7 @@ mod stats;
 mod sweeps;
 mod telegram_topics;
 mod time_window;
+mod titles;
 mod turns;
 
 /// A backend as the suite sees it: a way to open fresh stores of it.
@@ -300,6 +301,11 @@ pub const CASES: &[Case] = cases![
     telegram_topics::the_telegram_topic_tables_are_created_on_request_only_alike,
     time_window::the_sessions_of_a_window_are_read_newest_first_alike,
     time_window::a_window_of_every_session_reports_what_the_store_aggregates_alike,
+    titles::titles_are_normalised_cleared_and_set_only_on_known_sessions_alike,
+    titles::a_title_held_elsewhere_is_refused_in_any_spelling_and_case_counts_alike,
+    titles::a_title_moves_down_a_compression_chain_only_alike,
+    titles::long_titles_are_refused_and_automatic_titles_fill_only_untitled_sessions_alike,
+    titles::lineage_titles_number_and_resolve_round_trip_alike,
     turns::ensuring_a_session_creates_it_once_and_only_fills_a_missing_model_alike,
     turns::an_automatic_title_is_set_and_checked_only_on_an_untitled_session_alike,
     turns::rewound_and_compacted_rows_show_as_archived_and_in_the_full_conversation_alike,
