@@ -35,6 +35,7 @@ mod raw;
 // through `CASES`, `run_all` and `run`.
 mod accounting;
 mod conversation_search;
+mod conversation_views;
 mod coordination;
 mod cron_and_repo_roots;
 mod delegations;
@@ -82,7 +83,8 @@ pub trait Backend: Sync {
 
 /// What a case may do to a store besides calling the contract: the raw
 /// statements a case needs where the contract has no call (setting a
-/// start time, reading a table's columns), and a second, read-only handle.
+/// start time, reading a table's columns), a second, read-only handle, and
+/// a second writer at another time.
 /// Implemented by each backend crate's tests; it also owns what removes the
 /// store (a temporary folder, a PostgreSQL schema).
 pub trait Raw: Sync {
@@ -96,6 +98,10 @@ pub trait Raw: Sync {
 
     /// A second handle on the same store, opened read-only.
     fn read_only(&self) -> Box<dyn SessionStore>;
+
+    /// A second writable handle on the same store whose clock reads
+    /// `now`, for cases whose writes happen at different times.
+    fn writer_at(&self, now: f64) -> Box<dyn SessionStore>;
 }
 
 /// One fresh store of one backend, and raw access to it.
@@ -130,6 +136,11 @@ impl TestStore {
     /// See [`Raw::read_only`].
     pub fn read_only(&self) -> Box<dyn SessionStore> {
         self.raw.read_only()
+    }
+
+    /// See [`Raw::writer_at`].
+    pub fn writer_at(&self, now: f64) -> Box<dyn SessionStore> {
+        self.raw.writer_at(now)
     }
 
     /// Sets a session's `started_at` raw (the contract has no call for
@@ -211,6 +222,10 @@ pub const CASES: &[Case] = cases![
     conversation_search::a_scope_keeps_only_its_sessions_and_time_window_in_every_count_alike,
     conversation_search::a_window_read_in_time_order_past_one_search_page_finds_every_hit_inside_alike,
     conversation_search::conversations_come_in_the_order_of_their_best_hits_alike,
+    conversation_views::the_anchored_view_filters_its_window_and_adds_bookends_outside_it_alike,
+    conversation_views::the_resume_repairs_the_model_history_as_the_original_alike,
+    conversation_views::the_ancestor_prefix_is_the_display_history_of_the_ancestors_alike,
+    conversation_views::tool_calls_that_are_no_list_fail_the_repair_as_pythons_type_error_alike,
     coordination::state_meta_is_written_and_replaced_alike,
     coordination::gateway_routing_entries_are_saved_loaded_and_deleted_per_scope_alike,
     coordination::compression_locks_are_held_refreshed_released_and_reclaimed_on_expiry_alike,
@@ -231,6 +246,7 @@ pub const CASES: &[Case] = cases![
     lineage::ancestors_descendants_and_roots_walk_alike,
     lineage::next_titles_in_a_lineage_are_numbered_alike,
     lineage::a_compression_chain_exports_as_one_session_alike,
+    lineage::a_lineage_exports_as_its_tip_with_every_segments_messages_alike,
     lookups::titles_and_id_prefixes_resolve_alike,
     lookups::compression_tips_roots_and_resumes_walk_alike,
     lookups::the_measured_lineage_example_walks_alike,
@@ -299,6 +315,10 @@ pub const CASES: &[Case] = cases![
     sweeps::the_automatic_archive_runs_once_per_interval_and_reports_errors_alike,
     sweeps::the_automatic_prune_runs_once_per_interval_postgresql_without_vacuum,
     telegram_topics::the_telegram_topic_tables_are_created_on_request_only_alike,
+    telegram_topics::no_call_before_the_opt_in_makes_a_table_and_enabling_keeps_the_activation_alike,
+    telegram_topics::a_session_binds_to_one_topic_and_a_topic_to_one_session_alike,
+    telegram_topics::deleting_the_last_binding_of_a_chat_turns_its_topic_mode_off_alike,
+    telegram_topics::unlinked_sessions_are_the_users_telegram_sessions_without_a_topic_alike,
     time_window::the_sessions_of_a_window_are_read_newest_first_alike,
     time_window::a_window_of_every_session_reports_what_the_store_aggregates_alike,
     titles::titles_are_normalised_cleared_and_set_only_on_known_sessions_alike,
