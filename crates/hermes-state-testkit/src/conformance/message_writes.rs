@@ -3,10 +3,10 @@
 //! column, `tool_calls` and the JSON columns as the text Python's
 //! `json.dumps` writes, content of every kind.
 
-use hermes_state_types::{Content, NewMessage, NewSession};
+use hermes_state_types::{Content, ErrorKind, NewMessage, NewSession};
 use serde_json::{Value, json};
 
-use super::raw::real;
+use super::raw::{int, real};
 use super::{Backend, TestStore};
 
 fn counters(b: &TestStore, id: &str) -> (Option<i64>, Option<i64>) {
@@ -21,11 +21,19 @@ fn columns(b: &TestStore, columns: &str, id: i64) -> Vec<Value> {
 }
 
 /// §4.3's measured sequence: the counters after each append, ids 1, 2,
-/// 3, …, and the `tool_calls` text of the last four.
+/// 3, … (an append refused for an unknown session takes none), and the
+/// `tool_calls` text of the last four.
 pub fn counters_ids_and_tool_calls_follow_the_measured_sequence_alike(backend: &dyn Backend) {
     let b = backend.open();
     let n = b.name();
     b.create_session(&NewSession::new("s", "cli")).unwrap();
+    let lost = b.append_message(&NewMessage::new("nope", "user").content("lost word"));
+    assert_eq!(lost.unwrap_err().kind(), ErrorKind::NotFound, "{n}");
+    assert_eq!(
+        int(&b.query("SELECT count(*) FROM sessions")[0][0]),
+        1,
+        "{n}"
+    );
     let calls = |value: Value| NewMessage::new("s", "assistant").tool_calls(value);
     let two = json!([
         {"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{}"}},

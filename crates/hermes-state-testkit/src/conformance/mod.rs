@@ -285,6 +285,8 @@ pub const CASES: &[Case] = cases![
     rich_listing::picker_listing_filters_projects_and_orders_alike,
     search::the_same_queries_find_the_same_messages,
     search::filters_paging_snippets_and_context_agree,
+    search::hits_carry_their_fields_and_neighbours_as_context_alike,
+    search::ten_thousand_messages_are_found_by_every_kind_of_query_alike,
     search_scope::a_lineage_scope_is_the_whole_chain_or_one_segment_alike,
     search_scope::scoped_hits_are_counted_by_offset_and_limit_alike,
     session_count::session_count_takes_the_originals_filters_alike,
