@@ -23,10 +23,15 @@ impl Backend for Sqlite {
     }
 
     fn open_at(&self, now: f64) -> TestStore {
-        open_with(&StoreOptions {
-            clock: Some(FixedClock::new(now) as Arc<dyn Clock>),
-            ..StoreOptions::default()
-        })
+        open_with(&at(now))
+    }
+}
+
+/// Options whose clock reads `now`.
+fn at(now: f64) -> StoreOptions {
+    StoreOptions {
+        clock: Some(FixedClock::new(now) as Arc<dyn Clock>),
+        ..StoreOptions::default()
     }
 }
 
@@ -75,6 +80,10 @@ impl Raw for File {
 
     fn read_only(&self) -> Box<dyn SessionStore> {
         Box::new(SessionDb::open_read_only(&self.path).unwrap())
+    }
+
+    fn writer_at(&self, now: f64) -> Box<dyn SessionStore> {
+        Box::new(SessionDb::open_with(&self.path, &at(now)).unwrap())
     }
 }
 
