@@ -32,6 +32,18 @@ impl Clock for SystemClock {
 }
 
 /// A clock that stands still at a time the caller sets (and may move).
+///
+/// Handed to a store through its options, it makes the times the store
+/// takes from its clock (`started_at`, the automatic runs' stamps) exact
+/// in tests:
+///
+/// ```
+/// use hermes_state_core::clock::{Clock, FixedClock};
+///
+/// let clock = FixedClock::new(1_700_000_000.0);
+/// clock.advance(86_400.0);
+/// assert_eq!(clock.now(), 1_700_086_400.0);
+/// ```
 #[derive(Debug)]
 pub struct FixedClock {
     bits: AtomicU64,

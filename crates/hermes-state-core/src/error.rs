@@ -20,6 +20,18 @@ use crate::original::OriginalError;
 /// Match on [`Error::kind`] rather than on variants or messages: kinds are
 /// portable and stable, variants may grow. Which exception the original
 /// would have raised is [`Error::original_class`].
+///
+/// ```
+/// use hermes_state_core::{Error, OriginalError};
+/// use hermes_state_types::ErrorKind;
+///
+/// let refused = Error::TitleInUse { title: "Paris".into(), session_id: "s1".into() };
+/// assert_eq!(refused.kind(), ErrorKind::Constraint);
+/// assert_eq!(refused.original_class(), Some(OriginalError::TitleInUse));
+/// // A retry makes sense only for some kinds, whatever the backend:
+/// let worth_retrying = matches!(refused.kind(), ErrorKind::Busy | ErrorKind::Unavailable);
+/// assert!(!worth_retrying);
+/// ```
 #[non_exhaustive]
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -71,6 +71,15 @@ pub struct PeerLookup {
 /// with a user, that user's newest session, else the newest only when it is
 /// the one candidate; without one, the newest unless the candidates belong
 /// to more than one (non-empty) user. `None` when nothing qualifies.
+///
+/// ```
+/// use hermes_state_core::lookups::origin_session;
+///
+/// let newest_first = [("s2".to_owned(), "bob".to_owned()), ("s1".to_owned(), "ann".to_owned())];
+/// assert_eq!(origin_session(&newest_first, Some("ann")).as_deref(), Some("s1"));
+/// // Two users share the chat and none is named: no session is guessed.
+/// assert_eq!(origin_session(&newest_first, None), None);
+/// ```
 pub fn origin_session(candidates: &[(String, String)], user_id: Option<&str>) -> Option<String> {
     let (newest, _) = candidates.first()?;
     match user_id.filter(|u| !u.is_empty()) {

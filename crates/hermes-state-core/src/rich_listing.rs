@@ -101,6 +101,37 @@ pub struct RichSession {
     pub compact: bool,
 }
 
+impl RichSession {
+    /// Whether the row is a compression root whose chain the listing shows
+    /// as its tip (`api.md` §10.3): it ended by compression.
+    pub fn projects_tip(&self) -> bool {
+        self.session.end_reason.as_deref() == Some("compression")
+    }
+
+    /// Shows the compression chain this row roots as its `tip` (another
+    /// session's rich row): the fields [`RichSession::session`] names come
+    /// from the tip, `started_at` and the rest stay the root's, and the
+    /// root's id is kept as `lineage_root_id`. Shared by every backend.
+    pub fn project_onto(&mut self, tip: RichSession) {
+        let root = std::mem::take(&mut self.session.id);
+        let (s, t) = (&mut self.session, tip.session);
+        s.id = t.id;
+        s.ended_at = t.ended_at;
+        s.end_reason = t.end_reason;
+        s.message_count = t.message_count;
+        s.tool_call_count = t.tool_call_count;
+        s.title = t.title;
+        s.model = t.model;
+        s.system_prompt = t.system_prompt;
+        s.cwd = t.cwd;
+        s.git_branch = t.git_branch;
+        s.git_repo_root = t.git_repo_root;
+        self.last_active = tip.last_active;
+        self.preview = tip.preview;
+        self.lineage_root_id = Some(root);
+    }
+}
+
 impl Serialize for RichSession {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = match serde_json::to_value(&self.session) {

@@ -93,6 +93,13 @@ fn py_trim(s: &str) -> &str {
 /// x`); [`is_valid_fts5_syntax`] predicts that. Never panics; linear in the
 /// input except for the placeholder restore, which is bounded (see
 /// `MAX_RESTORED_BYTES` in the source).
+///
+/// ```
+/// use hermes_state_core::sanitize::sanitize_fts5_query;
+///
+/// assert_eq!(sanitize_fts5_query("docker-compose up"), "\"docker-compose\" up");
+/// assert_eq!(sanitize_fts5_query("(((\""), "");
+/// ```
 pub fn sanitize_fts5_query(query: &str) -> String {
     let truncated = match query.char_indices().nth(MAX_QUERY_CHARS) {
         Some((end, _)) => &query[..end],

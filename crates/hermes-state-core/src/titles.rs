@@ -94,6 +94,14 @@ pub fn escape_like(text: &str) -> String {
 /// backends: given the base (already without its ` #N`) and the titles
 /// found for it, the base itself when there are none, else the base
 /// numbered one more than the highest ` #N` among them (at least 2).
+///
+/// ```
+/// use hermes_state_core::titles::next_numbered_title;
+///
+/// assert_eq!(next_numbered_title("Paris", &[]), "Paris");
+/// let taken = ["Paris".to_owned(), "Paris #3".to_owned()];
+/// assert_eq!(next_numbered_title("Paris", &taken), "Paris #4");
+/// ```
 pub fn next_numbered_title(base: &str, existing: &[String]) -> String {
     if existing.is_empty() {
         return base.to_owned();
@@ -113,6 +121,13 @@ pub fn next_numbered_title(base: &str, existing: &[String]) -> String {
 /// Splits `"<base> #<digits>"` as Python's `^(.*?) #(\d+)$` does: the base may
 /// not contain a newline, the digits are Unicode decimal digits, and `$` also
 /// accepts one trailing newline. Returns the base and the digits.
+///
+/// ```
+/// use hermes_state_core::titles::split_numbered;
+///
+/// assert_eq!(split_numbered("Trip #12"), Some(("Trip", "12")));
+/// assert_eq!(split_numbered("Trip #"), None);
+/// ```
 pub fn split_numbered(title: &str) -> Option<(&str, &str)> {
     let body = title.strip_suffix('\n').unwrap_or(title);
     let at = body.rfind(" #")?;

@@ -127,9 +127,9 @@ impl Cleanup for PgStore {
     /// Deletes every empty session (`message_count = 0`, ended, not
     /// archived: what [`PgStore::count_empty_sessions`] counts), orphaning
     /// their children and removing any message rows left uncounted;
-    /// returns how many.
-    fn delete_empty_sessions(&self) -> CoreResult<usize> {
-        Ok(self.write("deleting empty sessions", |tx| {
+    /// then their transcripts leave `sessions_dir`; returns how many.
+    fn delete_empty_sessions_with(&self, sessions_dir: Option<&Path>) -> CoreResult<usize> {
+        let ids = self.write("deleting empty sessions", |tx| {
             let ids: Vec<String> = tx
                 .query(EMPTY_SESSIONS, &[])
                 .context("finding empty sessions")?
@@ -137,8 +137,12 @@ impl Cleanup for PgStore {
                 .map(|row| row.get(0))
                 .collect();
             delete_rows(tx, &ids)?;
-            Ok(ids.len())
-        })?)
+            Ok(ids)
+        })?;
+        if let Some(dir) = sessions_dir {
+            remove_transcripts(dir, &ids);
+        }
+        Ok(ids.len())
     }
 
     /// Deletes every message of a session (inactive ones too) and zeroes its

@@ -222,7 +222,7 @@ pub(crate) fn rich_row(
 /// Replaces a compression-ended row by its compression tip's current state,
 /// as the SQLite backend does.
 pub(crate) fn project_tip(tx: &mut Transaction<'_>, row: &mut RichSession) -> Result<()> {
-    if row.session.end_reason.as_deref() != Some("compression") {
+    if !row.projects_tip() {
         return Ok(());
     }
     let root = row.session.id.clone();
@@ -233,21 +233,6 @@ pub(crate) fn project_tip(tx: &mut Transaction<'_>, row: &mut RichSession) -> Re
     let Some(tip) = rich_row(tx, &tip_id, row.compact)? else {
         return Ok(());
     };
-    let s = &mut row.session;
-    let t = tip.session;
-    s.id = t.id;
-    s.ended_at = t.ended_at;
-    s.end_reason = t.end_reason;
-    s.message_count = t.message_count;
-    s.tool_call_count = t.tool_call_count;
-    s.title = t.title;
-    s.model = t.model;
-    s.system_prompt = t.system_prompt;
-    s.cwd = t.cwd;
-    s.git_branch = t.git_branch;
-    s.git_repo_root = t.git_repo_root;
-    row.last_active = tip.last_active;
-    row.preview = tip.preview;
-    row.lineage_root_id = Some(root);
+    row.project_onto(tip);
     Ok(())
 }

@@ -6,6 +6,13 @@
 //! its write path. Rows are mapped by column name, so files whose columns are
 //! in another order (upgraded files) or that carry extra columns read the same.
 //!
+//! The statements are written against the v23 shape. A connection to a file
+//! of another version is made v23-shaped by [`compat::adapt`] (temporary
+//! views on that connection; nothing reaches the file) before the first
+//! read, and again when its schema cookie moves; the facade's readers do so
+//! in the one place they are handed out. Without it, a statement that names
+//! a column or table the file lacks fails with SQLite's `no such column`.
+//!
 //! The types these reads give and the rules they share with the PostgreSQL
 //! backend are the contract crate's (`hermes_state_core`); each module here
 //! re-exports those of its own name, so they are found where they always were.

@@ -182,6 +182,17 @@ pub struct RawLine {
 /// longer one (a stream with no line end, such as `/dev/zero`) is refused
 /// with [`Error::InvalidInput`] naming it, instead of growing the buffer
 /// until the allocation fails and the process aborts.
+///
+/// ```
+/// use hermes_state_core::export::JsonLines;
+///
+/// let mut lines = JsonLines::new(&b"{\"type\":\"session\"}\n\n[1]\n"[..]);
+/// let first = lines.next_line().unwrap().unwrap();
+/// assert_eq!((first.number, first.object["type"].as_str()), (1, Some("session")));
+/// // Line 2 is blank and skipped; line 3 is refused, named by its number.
+/// let refused = lines.next_line().unwrap_err();
+/// assert!(refused.to_string().contains("line 3"));
+/// ```
 pub struct JsonLines<R> {
     reader: R,
     buffer: Vec<u8>,

@@ -91,6 +91,14 @@ impl std::error::Error for Fts5SyntaxError {}
 /// The property tests and the fuzz target check the verdict against a real
 /// FTS5 table on arbitrary strings and on every sanitizer output; the query
 /// crate's tests check the error texts against SQLite's.
+///
+/// ```
+/// use hermes_state_core::fts5_syntax::{check_fts5_syntax, is_valid_fts5_syntax};
+///
+/// assert!(is_valid_fts5_syntax("docker AND \"compose file\""));
+/// // What SQLite would fail the statement with, without a database:
+/// assert!(check_fts5_syntax("docker AND").is_err());
+/// ```
 pub fn check_fts5_syntax(query: &str) -> Result<(), Fts5SyntaxError> {
     let query = match query.find('\0') {
         Some(nul) => &query[..nul],

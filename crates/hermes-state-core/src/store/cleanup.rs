@@ -20,8 +20,13 @@ pub trait Cleanup {
     fn delete_sessions(&self, ids: &[&str], sessions_dir: Option<&Path>) -> Result<usize>;
     /// `api.md` §11.6.
     fn delete_session_if_empty(&self, session_id: &str) -> Result<bool>;
-    /// `api.md` §11.6.
-    fn delete_empty_sessions(&self) -> Result<usize>;
+    /// `api.md` §11.6, leaving transcript files where they are.
+    fn delete_empty_sessions(&self) -> Result<usize> {
+        self.delete_empty_sessions_with(None)
+    }
+    /// `api.md` §11.6, removing the deleted sessions' transcripts from
+    /// `sessions_dir` after the commit (as the original's `sessions_dir`).
+    fn delete_empty_sessions_with(&self, sessions_dir: Option<&Path>) -> Result<usize>;
     /// `api.md` §11.5.
     fn clear_messages(&self, session_id: &str) -> Result<()>;
     /// `api.md` §11.3.

@@ -37,6 +37,24 @@ pub trait BackendName {
 ///
 /// Implemented for every type that implements all the sections (a blanket
 /// implementation), so a backend implements the sections and nothing else.
+///
+/// Code written against it runs on either backend; it is handed a store
+/// by the backend's crate (`hermes_state::open_store`, or `SessionDb` /
+/// `PgStore` directly):
+///
+/// ```
+/// use hermes_state_core::prelude::*;
+/// use hermes_state_core::search::SearchOptions;
+/// use hermes_state_core::Result;
+/// use hermes_state_types::{NewMessage, NewSession};
+///
+/// /// Records one exchange and says how many messages now match `word`.
+/// fn note(store: &dyn SessionStore, word: &str) -> Result<usize> {
+///     let id = store.create_session(&NewSession::new("demo-1", "cli"))?;
+///     store.append_message(&NewMessage::new(&id, "user").content(format!("about {word}")))?;
+///     Ok(store.search_messages(word, &SearchOptions::default())?.len())
+/// }
+/// ```
 pub trait SessionStore:
     Sessions
     + Accounting

@@ -85,6 +85,14 @@ impl Raw for Schema {
     fn read_only(&self) -> Box<dyn SessionStore> {
         Box::new(PgStore::open_read_only(&self.0.url).unwrap())
     }
+
+    fn writer_at(&self, now: f64) -> Box<dyn SessionStore> {
+        Box::new(
+            PgStore::open(&self.0.url)
+                .unwrap()
+                .with_clock(Arc::new(move || now)),
+        )
+    }
 }
 
 /// Every case of the suite on PostgreSQL; a failure names each failed case.

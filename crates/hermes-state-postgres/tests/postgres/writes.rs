@@ -10,19 +10,6 @@ use hermes_state_types::{ErrorKind, NewMessage, NewSession};
 use crate::common::TestSchema;
 
 #[test]
-fn an_append_to_an_unknown_session_writes_nothing() {
-    let Some(schema) = TestSchema::new("unknown session") else {
-        return;
-    };
-    let store = PgStore::open(&schema.url).unwrap();
-    let error = store
-        .append_message(&NewMessage::new("ghost", "user").content("hi"))
-        .unwrap_err();
-    assert_eq!(error.kind(), ErrorKind::NotFound);
-    assert_eq!(store.message_count(None).unwrap(), 0);
-}
-
-#[test]
 fn a_held_writer_lock_makes_writers_wait_not_fail() {
     let Some(schema) = TestSchema::new("writer lock") else {
         return;
@@ -62,46 +49,21 @@ fn a_held_writer_lock_makes_writers_wait_not_fail() {
     );
 }
 
+/// Text holding a NUL, which SQLite stores, is refused here by kind (what
+/// every backend reads back as written is the conformance suite's
+/// `message_writes::content_of_every_kind_reads_back_alike`).
 #[test]
-fn content_of_every_kind_round_trips() {
+fn text_holding_a_nul_is_refused_as_invalid_input() {
     let Some(schema) = TestSchema::new("content") else {
         return;
     };
     let store = PgStore::open(&schema.url).unwrap();
     store.create_session(&NewSession::new("s", "cli")).unwrap();
-    let structured = serde_json::json!([{"type": "text", "text": "look"}, {"type": "image_url"}]);
-    store
-        .append_message(&NewMessage::new("s", "user").content("plain"))
-        .unwrap();
-    store
-        .append_message(
-            &NewMessage::new("s", "user")
-                .content(hermes_state_types::Content::Structured(structured.clone())),
-        )
-        .unwrap();
-    store
-        .append_message(
-            &NewMessage::new("s", "tool")
-                .content(hermes_state_types::Content::Bytes(vec![0, 1, 255])),
-        )
-        .unwrap();
-    let messages = store.get_messages("s").unwrap();
-    assert_eq!(
-        messages[0].content,
-        Some(hermes_state_types::Content::Text("plain".into()))
-    );
-    assert_eq!(
-        messages[1].content,
-        Some(hermes_state_types::Content::Structured(structured))
-    );
-    assert_eq!(
-        messages[2].content,
-        Some(hermes_state_types::Content::Bytes(vec![0, 1, 255]))
-    );
     let refused = store
         .append_message(&NewMessage::new("s", "user").content("nul\0inside"))
         .unwrap_err();
     assert_eq!(refused.kind(), ErrorKind::InvalidInput);
+    assert_eq!(store.message_count(None).unwrap(), 0);
 }
 
 /// The keys of `crate::transaction` as another host takes them.

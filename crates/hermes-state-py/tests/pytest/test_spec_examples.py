@@ -293,3 +293,9 @@ def test_cleanups_remove_transcript_files_in_sessions_dir(db, tmp_path):
     assert not (sessions / "b.jsonl").exists()
     assert db.delete_session_if_empty("empty", sessions_dir=sessions) is True
     assert not (sessions / "empty.jsonl").exists()
+    for sid in ("ended", "live"):
+        db.create_session(sid, "cli")
+        (sessions / f"{sid}.json").write_text("{}")
+    db.end_session("ended", "user_exit")
+    assert db.delete_empty_sessions(sessions_dir=sessions) == 1
+    assert not (sessions / "ended.json").exists() and (sessions / "live.json").exists()

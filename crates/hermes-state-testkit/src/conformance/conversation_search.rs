@@ -472,6 +472,66 @@ pub fn a_scope_keeps_only_its_sessions_and_time_window_in_every_count_alike(back
         n,
         &(results),
     );
+    // Ranked too, the default scope is the plain search, and a lineage
+    // scope keeps that conversation alone.
+    let ranked = SearchOptions::default();
+    let scoped = |scope: &ConversationScope| s.search_conversations_in("bike", &ranked, scope);
+    let plain = s.search_conversations("bike", &ranked).unwrap();
+    assert_eq!(scoped(&ConversationScope::default()).unwrap(), plain, "{n}");
+    let lineage = ConversationScope {
+        sessions: sessions(&["root", "mid", "tip"]),
+        ..ConversationScope::default()
+    };
+    let found = scoped(&lineage).unwrap();
+    assert_eq!(roots(&found), ["root"], "{n}");
+    assert_eq!(found[0].hits, 3, "{n}");
+    assert_eq!(found[0].session_ids, ["root", "mid", "tip"], "{n}");
+}
+
+/// Conversations come in the order of their best hits: by time, a
+/// conversation's newest (or oldest) hit places it; ranked, the order in
+/// which the plain search first meets each, its first hit the best.
+pub fn conversations_come_in_the_order_of_their_best_hits_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    three_segments(&b);
+    b.add(NewSession::new("x", "cli"), 40.0);
+    say_as(&*b, "x", "user", "bike bike bike bike bike", 5.0);
+    say_as(&*b, "x", "user", "bike", 50.0);
+    b.add(NewSession::new("y", "cli"), 41.0);
+    say_as(&*b, "y", "user", "a bike", 25.0);
+    let search = |sort| {
+        s.search_conversations("bike", &options(sort, 20, 0))
+            .unwrap()
+    };
+    // Newest: x (50), the chain (30), y (25); oldest: x (5), the chain
+    // (10), y (25).
+    for (sort, best, chain_best) in [("newest", 50.0, "tip"), ("oldest", 5.0, "root")] {
+        let found = search(Some(sort));
+        assert_eq!(roots(&found), ["x", "root", "y"], "{n}: {sort}");
+        assert_eq!(found[0].best.timestamp, best, "{n}: {sort}");
+        assert_eq!(found[1].best.session_id, chain_best, "{n}: {sort}");
+        assert_eq!((found[0].hits, found[2].hits), (2, 1), "{n}: {sort}");
+    }
+    let hits = s
+        .search_messages("bike", &SearchOptions::default())
+        .unwrap();
+    let mut first_met: Vec<&str> = Vec::new();
+    for hit in &hits {
+        let root = match hit.session_id.as_str() {
+            "root" | "mid" | "tip" => "root",
+            other => other,
+        };
+        if !first_met.contains(&root) {
+            first_met.push(root);
+        }
+    }
+    let found = search(None);
+    assert_eq!(roots(&found), first_met, "{n}");
+    assert_eq!(found[0].best, hits[0], "{n}");
+    // bm25 and `ts_rank_cd` alike rank five mentions first.
+    assert_eq!(found[0].best.timestamp, 5.0, "{n}");
 }
 
 pub fn a_window_read_in_time_order_past_one_search_page_finds_every_hit_inside_alike(

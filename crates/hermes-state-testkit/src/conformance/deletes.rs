@@ -352,11 +352,32 @@ pub fn empty_sessions_are_ended_unarchived_and_uncounted_and_go_with_stray_rows_
     s.end_session("null_count", "user_exit").unwrap();
     b.exec("UPDATE sessions SET message_count = NULL WHERE id = 'null_count'");
 
+    let dir = tempfile::tempdir().unwrap();
+    touch(
+        dir.path(),
+        &[
+            "e1.json",
+            "request_dump_e1_1.json",
+            "e_parent.jsonl",
+            "live.json",
+            "talked.jsonl",
+        ],
+    );
+
     assert_eq!(s.count_empty_sessions().unwrap(), 3, "{n}");
-    assert_eq!(s.delete_empty_sessions().unwrap(), 3, "{n}");
+    assert_eq!(
+        s.delete_empty_sessions_with(Some(dir.path())).unwrap(),
+        3,
+        "{n}"
+    );
     for id in ["e1", "e_parent", "compacted"] {
         assert!(!exists(s, id), "{n}: {id}");
     }
+    assert_eq!(
+        files(dir.path()),
+        ["live.json", "talked.jsonl"],
+        "{n}: the deleted sessions' transcripts go"
+    );
     for id in ["archived", "live", "talked", "e_kid", "null_count"] {
         assert!(exists(s, id), "{n}: {id}");
     }

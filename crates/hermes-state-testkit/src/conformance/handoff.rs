@@ -2,6 +2,7 @@
 
 use hermes_state_core::session_updates::HANDOFF_ERROR_MAX_CHARS;
 use hermes_state_core::session_updates::HandoffState;
+use hermes_state_types::ErrorKind;
 use hermes_state_types::NewSession;
 
 use super::Backend;
@@ -83,4 +84,76 @@ pub fn handoffs_move_through_the_same_states_alike(backend: &dyn Backend) {
     s.fail_handoff("nope", "x").unwrap();
     assert!(!s.claim_handoff("nope").unwrap(), "{n}");
     assert_eq!(s.get_session("nope").unwrap(), None, "{n}");
+}
+
+/// A request while one is pending keeps the first platform; a completed
+/// handoff may be requested again; a failure keeps the first 500
+/// characters (not bytes) and a later failure replaces it; pending ones
+/// are listed oldest start first, claimed ones left out; `''` is an id
+/// like any other; a read-only handle reads and refuses every transition.
+pub fn handoff_platforms_errors_and_order_and_a_reader_refusing_them_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    for (id, started) in [
+        ("late", 300.0),
+        ("early", 100.0),
+        ("mid", 200.0),
+        ("idle", 50.0),
+    ] {
+        b.add(NewSession::new(id, "cli"), started);
+    }
+    assert!(s.list_pending_handoffs().unwrap().is_empty(), "{n}");
+    for id in ["late", "early", "mid"] {
+        assert!(s.request_handoff(id, "telegram").unwrap(), "{n}");
+    }
+    assert!(!s.request_handoff("late", "discord").unwrap(), "{n}");
+    let late = s.get_handoff_state("late").unwrap();
+    assert_eq!(late, state(Some("pending"), Some("telegram"), None), "{n}");
+    assert!(s.claim_handoff("mid").unwrap(), "{n}");
+    let pending = s.list_pending_handoffs().unwrap();
+    let ids: Vec<&str> = pending.iter().map(|p| p.id.as_str()).collect();
+    assert_eq!(ids, ["early", "late"], "{n}");
+    let first = &pending[0];
+    let first = (first.handoff_platform.as_deref(), first.started_at);
+    assert_eq!(first, (Some("telegram"), 100.0), "{n}");
+
+    s.complete_handoff("mid").unwrap();
+    assert!(
+        s.request_handoff("mid", "discord").unwrap(),
+        "{n}: after completion"
+    );
+    let mid = s.get_handoff_state("mid").unwrap();
+    assert_eq!(mid, state(Some("pending"), Some("discord"), None), "{n}");
+    assert!(s.claim_handoff("mid").unwrap(), "{n}");
+    let error = "é".repeat(300) + &"x".repeat(300);
+    s.fail_handoff("mid", &error).unwrap();
+    let failed = s.get_handoff_state("mid").unwrap().unwrap().error;
+    assert_eq!(failed, Some("é".repeat(300) + &"x".repeat(200)), "{n}");
+    s.fail_handoff("mid", "short").unwrap();
+    let failed = s.get_handoff_state("mid").unwrap();
+    assert_eq!(
+        failed,
+        state(Some("failed"), Some("discord"), Some("short")),
+        "{n}"
+    );
+
+    b.add(NewSession::new("", "cli"), 10.0);
+    assert!(s.request_handoff("", "telegram").unwrap(), "{n}");
+    let empty = s.get_handoff_state("").unwrap().unwrap();
+    assert_eq!(empty.state.as_deref(), Some("pending"), "{n}");
+
+    let reader = b.read_only();
+    let refused = [
+        reader.request_handoff("idle", "discord").map(|_| ()),
+        reader.claim_handoff("late").map(|_| ()),
+        reader.complete_handoff("late"),
+        reader.fail_handoff("late", "e"),
+    ];
+    for result in refused {
+        assert_eq!(result.unwrap_err().kind(), ErrorKind::ReadOnly, "{n}");
+    }
+    let late = reader.get_handoff_state("late").unwrap().unwrap();
+    assert_eq!(late.state.as_deref(), Some("pending"), "{n}");
+    assert_eq!(reader.list_pending_handoffs().unwrap().len(), 3, "{n}");
 }

@@ -139,3 +139,59 @@ pub fn a_compression_chain_exports_as_one_session_alike(backend: &dyn Backend) {
     assert_eq!(alone.lineage_session_ids(), ["other"], "{n}");
     assert!(s.export_session_lineage("nope").unwrap().is_none(), "{n}");
 }
+
+/// The lineage export is the tip's export (its keys first, its columns),
+/// then `segments` (each session's own export, root first) and
+/// `lineage_session_ids`, with every segment's messages; a branch and an
+/// empty id are no part of it.
+pub fn a_lineage_exports_as_its_tip_with_every_segments_messages_alike(backend: &dyn Backend) {
+    let b = backend.open_at(1000.0);
+    let s = &b.store;
+    let n = b.name();
+    s.create_session(&NewSession::new("root", "cli").model("m1"))
+        .unwrap();
+    s.append_message(&crate::build::user("root", "before"))
+        .unwrap();
+    s.end_session("root", "compression").unwrap();
+    let later = b.writer_at(1001.0);
+    later
+        .create_session(&child("tip", "root").model("m2"))
+        .unwrap();
+    later
+        .append_message(&crate::build::assistant("tip", "after"))
+        .unwrap();
+    let branch =
+        child("branch", "root").model_config(serde_json::json!({"_branched_from": "root"}));
+    later.create_session(&branch).unwrap();
+
+    let value = serde_json::to_value(s.export_session_lineage("tip").unwrap().unwrap()).unwrap();
+    let tip = s.export_session("tip").unwrap().unwrap().to_value();
+    let root = s.export_session("root").unwrap().unwrap().to_value();
+    let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+    let mut expected: Vec<&String> = tip.as_object().unwrap().keys().collect();
+    let extra = ["segments".to_owned(), "lineage_session_ids".to_owned()];
+    expected.extend(extra.iter());
+    assert_eq!(keys, expected, "{n}: the tip's keys, then segments and ids");
+    let fields = (&value["id"], &value["model"], &value["message_count"]);
+    assert_eq!(fields, (&"tip".into(), &"m2".into(), &2.into()), "{n}");
+    assert_eq!(
+        value["lineage_session_ids"],
+        serde_json::json!(["root", "tip"]),
+        "{n}"
+    );
+    let contents: Vec<&serde_json::Value> = value["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["content"])
+        .collect();
+    assert_eq!(contents, ["before", "after"], "{n}");
+    assert_eq!(value["segments"], serde_json::json!([root, tip]), "{n}");
+    let ids = |id: &str| {
+        s.export_session_lineage(id)
+            .unwrap()
+            .map(|e| e.lineage_session_ids())
+    };
+    assert_eq!(ids("branch"), Some(vec!["branch".to_owned()]), "{n}");
+    assert_eq!(ids(""), None, "{n}");
+}

@@ -61,6 +61,61 @@ pub fn titles_and_id_prefixes_resolve_alike(backend: &dyn Backend) {
         "{n}"
     );
     assert_eq!(s.resolve_session_id("ét").unwrap(), None, "{n}");
+
+    // Titles differing in case are different titles; only the exact one
+    // finds its session.
+    b.add(NewSession::new("upper", "cli"), 5.0);
+    b.add(NewSession::new("lower", "cli"), 6.0);
+    s.set_session_title("upper", Some("Proj")).unwrap();
+    s.set_session_title("lower", Some("proj")).unwrap();
+    let titled = |title| {
+        s.get_session_by_title(title)
+            .unwrap()
+            .map(|r| (r.id, r.title))
+    };
+    let upper = ("upper".to_owned(), Some("Proj".to_owned()));
+    assert_eq!(titled("Proj"), Some(upper), "{n}");
+    assert_eq!(titled("proj").unwrap().0, "lower", "{n}");
+    for other in ["PROJ", "Pro", ""] {
+        assert_eq!(titled(other), None, "{n}: {other:?}");
+    }
+
+    // `api.md` §2.4's ids: the id itself even when it prefixes another, a
+    // unique prefix, and an empty id that exists.
+    let b = backend.open();
+    let s = &b.store;
+    let ids = [
+        "20260315_092437_c9a6ff",
+        "20260315_100000_aaaaaa",
+        "abc",
+        "abcdef",
+        "x%y",
+    ];
+    for (i, id) in ids.into_iter().enumerate() {
+        b.add(NewSession::new(id, "cli"), i as f64);
+    }
+    let cases = [
+        ("abc", Some("abc")),
+        ("20260315_09", Some("20260315_092437_c9a6ff")),
+        ("20260315", None),
+        ("ab", None),
+        ("ABCD", Some("abcdef")),
+        ("x%", Some("x%y")),
+        ("%", None),
+        ("2026031__", None),
+        ("nope", None),
+        ("", None),
+    ];
+    for (arg, expected) in cases {
+        let got = s.resolve_session_id(arg).unwrap();
+        assert_eq!(got.as_deref(), expected, "{n}: {arg:?}");
+    }
+    b.add(NewSession::new("", "cli"), 6.0);
+    assert_eq!(
+        s.resolve_session_id("").unwrap().as_deref(),
+        Some(""),
+        "{n}"
+    );
 }
 
 pub fn compression_tips_roots_and_resumes_walk_alike(backend: &dyn Backend) {
@@ -128,6 +183,94 @@ pub fn compression_tips_roots_and_resumes_walk_alike(backend: &dyn Backend) {
     // Nothing with messages on the path: the input itself.
     assert_eq!(s.resolve_resume_session_id("live").unwrap(), "live", "{n}");
     assert_eq!(s.resolve_resume_session_id("nope").unwrap(), "nope", "{n}");
+    // A tip without messages, nothing below it: the input itself.
+    b.add(NewSession::new("r", "cli"), 1000.0);
+    s.end_session("r", "compression").unwrap();
+    b.add(child("rc", "r"), 1001.0);
+    assert_eq!(s.resolve_resume_session_id("r").unwrap(), "r", "{n}");
+
+    // Live beats ended when no child ended with compression; with only a
+    // branch, a delegate and a tool child left, a session is its own tip,
+    // as is one that did not end with compression.
+    b.exec("UPDATE sessions SET end_reason = 'user_exit' WHERE id = 'compressed'");
+    assert_eq!(s.get_compression_tip("root").unwrap(), "live", "{n}");
+    for id in ["live", "done", "compressed"] {
+        assert!(s.delete_session(id).unwrap(), "{n}");
+    }
+    assert_eq!(s.get_compression_tip("root").unwrap(), "root", "{n}");
+    assert_eq!(s.get_compression_tip("branch").unwrap(), "branch", "{n}");
+
+    // A cycle ends every walk; so does an unknown or empty id.
+    b.add(NewSession::new("ca", "cli"), 1100.0);
+    b.add(child("cb", "ca"), 1101.0);
+    b.exec("UPDATE sessions SET parent_session_id = 'cb' WHERE id = 'ca'");
+    s.end_session("ca", "compression").unwrap();
+    s.end_session("cb", "compression").unwrap();
+    assert_eq!(s.get_compression_tip("ca").unwrap(), "cb", "{n}");
+    assert_eq!(
+        s.get_compression_lineage("ca").unwrap(),
+        ["cb", "ca"],
+        "{n}"
+    );
+    assert_eq!(s.get_conversation_root("ca").unwrap(), "cb", "{n}");
+    assert_eq!(s.resolve_resume_session_id("ca").unwrap(), "ca", "{n}");
+    for id in ["missing", ""] {
+        assert_eq!(s.get_compression_tip(id).unwrap(), id, "{n}");
+        assert!(s.get_compression_lineage(id).unwrap().is_empty(), "{n}");
+        assert_eq!(s.get_conversation_root(id).unwrap(), id, "{n}");
+        assert_eq!(s.resolve_resume_session_id(id).unwrap(), id, "{n}");
+    }
+}
+
+/// `api.md` §9.2's measured example: `root` (ended by compression) →
+/// `child` (with a message) → `gchild`.
+pub fn the_measured_lineage_example_walks_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    b.add(NewSession::new("root", "cli"), 100.0);
+    s.end_session("root", "compression").unwrap();
+    b.add(child("child", "root"), 160.0);
+    say(&*b, "child", "continued", 170.0);
+    b.add(child("gchild", "child"), 200.0);
+    assert_eq!(s.get_conversation_root("gchild").unwrap(), "root", "{n}");
+    assert_eq!(s.get_conversation_root("root").unwrap(), "root", "{n}");
+    assert_eq!(s.get_compression_tip("root").unwrap(), "child", "{n}");
+    for id in ["child", "root"] {
+        let chain = s.get_compression_lineage(id).unwrap();
+        assert_eq!(chain, ["root", "child"], "{n}: {id}");
+    }
+    assert_eq!(s.resolve_resume_session_id("root").unwrap(), "child", "{n}");
+    // Every lookup answers on a read-only handle; its writes are refused.
+    s.set_session_title("root", Some("T")).unwrap();
+    let ro = b.read_only();
+    assert_eq!(
+        ro.get_session_by_title("T").unwrap().unwrap().id,
+        "root",
+        "{n}"
+    );
+    let found = ro.resolve_session_id("ro").unwrap();
+    assert_eq!(found.as_deref(), Some("root"), "{n}");
+    assert_eq!(ro.get_compression_tip("root").unwrap(), "child", "{n}");
+    let chain = ro.get_compression_lineage("child").unwrap();
+    assert_eq!(chain, ["root", "child"], "{n}");
+    assert_eq!(ro.get_conversation_root("child").unwrap(), "root", "{n}");
+    assert_eq!(
+        ro.resolve_resume_session_id("root").unwrap(),
+        "child",
+        "{n}"
+    );
+    assert_eq!(
+        ro.find_session_by_origin("cli", "c", None, None).unwrap(),
+        None,
+        "{n}"
+    );
+    assert!(
+        ro.list_gateway_sessions(None, false).unwrap().is_empty(),
+        "{n}"
+    );
+    let error = ro.archive_stale_sessions(1.0, true).unwrap_err();
+    assert_eq!(error.kind(), hermes_state_types::ErrorKind::ReadOnly, "{n}");
 }
 
 pub fn message_windows_recent_user_turns_and_platform_ids_alike(backend: &dyn Backend) {

@@ -36,6 +36,7 @@ mod raw;
 // through `CASES`, `run_all` and `run`.
 mod accounting;
 mod conversation_search;
+mod conversation_views;
 mod coordination;
 mod cron_and_repo_roots;
 mod delegations;
@@ -45,6 +46,7 @@ mod lineage;
 mod lookups;
 mod message_edits;
 mod message_reads;
+mod message_writes;
 mod more_ops;
 mod original_errors;
 mod originals_methods;
@@ -58,11 +60,13 @@ mod search_scope;
 mod session_count;
 mod session_ref;
 mod session_updates;
+mod session_writes;
 mod sessions;
 mod stats;
 mod sweeps;
 mod telegram_topics;
 mod time_window;
+mod titles;
 mod turns;
 
 /// A backend as the suite sees it: a way to open fresh stores of it.
@@ -88,7 +92,8 @@ pub trait Backend: Sync {
 
 /// What a case may do to a store besides calling the contract: the raw
 /// statements a case needs where the contract has no call (setting a
-/// start time, reading a table's columns), and a second, read-only handle.
+/// start time, reading a table's columns), a second, read-only handle, and
+/// a second writer at another time.
 /// Implemented by each backend crate's tests; it also owns what removes the
 /// store (a temporary folder, a PostgreSQL schema).
 pub trait Raw: Sync {
@@ -102,6 +107,10 @@ pub trait Raw: Sync {
 
     /// A second handle on the same store, opened read-only.
     fn read_only(&self) -> Box<dyn SessionStore>;
+
+    /// A second writable handle on the same store whose clock reads
+    /// `now`, for cases whose writes happen at different times.
+    fn writer_at(&self, now: f64) -> Box<dyn SessionStore>;
 }
 
 /// One fresh store of one backend, and raw access to it.
@@ -136,6 +145,11 @@ impl TestStore {
     /// See [`Raw::read_only`].
     pub fn read_only(&self) -> Box<dyn SessionStore> {
         self.raw.read_only()
+    }
+
+    /// See [`Raw::writer_at`].
+    pub fn writer_at(&self, now: f64) -> Box<dyn SessionStore> {
+        self.raw.writer_at(now)
     }
 
     /// Sets a session's `started_at` raw (the contract has no call for
@@ -236,6 +250,11 @@ pub const CASES: &[Case] = cases![
     conversation_search::queries_without_hits_or_that_cannot_be_parsed_find_no_conversation_alike,
     conversation_search::a_scope_keeps_only_its_sessions_and_time_window_in_every_count_alike,
     conversation_search::a_window_read_in_time_order_past_one_search_page_finds_every_hit_inside_alike,
+    conversation_search::conversations_come_in_the_order_of_their_best_hits_alike,
+    conversation_views::the_anchored_view_filters_its_window_and_adds_bookends_outside_it_alike,
+    conversation_views::the_resume_repairs_the_model_history_as_the_original_alike,
+    conversation_views::the_ancestor_prefix_is_the_display_history_of_the_ancestors_alike,
+    conversation_views::tool_calls_that_are_no_list_fail_the_repair_as_pythons_type_error_alike,
     coordination::state_meta_is_written_and_replaced_alike,
     coordination::gateway_routing_entries_are_saved_loaded_and_deleted_per_scope_alike,
     coordination::compression_locks_are_held_refreshed_released_and_reclaimed_on_expiry_alike,
@@ -252,11 +271,14 @@ pub const CASES: &[Case] = cases![
     deletes::empty_sessions_are_ended_unarchived_and_uncounted_and_go_with_stray_rows_alike,
     deletes::deletes_refuse_a_read_only_handle_alike,
     handoff::handoffs_move_through_the_same_states_alike,
+    handoff::handoff_platforms_errors_and_order_and_a_reader_refusing_them_alike,
     lineage::ancestors_descendants_and_roots_walk_alike,
     lineage::next_titles_in_a_lineage_are_numbered_alike,
     lineage::a_compression_chain_exports_as_one_session_alike,
+    lineage::a_lineage_exports_as_its_tip_with_every_segments_messages_alike,
     lookups::titles_and_id_prefixes_resolve_alike,
     lookups::compression_tips_roots_and_resumes_walk_alike,
+    lookups::the_measured_lineage_example_walks_alike,
     lookups::message_windows_recent_user_turns_and_platform_ids_alike,
     message_edits::replace_and_compact_alike,
     message_edits::rewind_and_restore_alike,
@@ -264,7 +286,13 @@ pub const CASES: &[Case] = cases![
     message_reads::message_pages_skip_inactive_rows_and_page_alike,
     message_reads::negative_limits_offsets_and_windows_mean_what_they_mean_in_the_original_alike,
     message_reads::conversations_are_built_alike_with_and_without_ancestors,
+    message_reads::conversations_are_the_originals_dicts_alike,
     message_reads::clearing_messages_zeroes_counters_and_keeps_the_rest_alike,
+    message_writes::counters_ids_and_tool_calls_follow_the_measured_sequence_alike,
+    message_writes::tool_calls_and_json_columns_are_stored_as_pythons_json_text_alike,
+    message_writes::every_column_of_a_message_is_stored_and_read_back_alike,
+    message_writes::an_append_to_an_ended_session_changes_only_its_counters_alike,
+    message_writes::content_of_every_kind_reads_back_alike,
     more_ops::replacing_a_routing_scope_drops_empty_pairs_keeps_the_last_duplicate_alike,
     more_ops::compression_lineage_follows_the_original_alike,
     more_ops::working_directories_are_counted_with_their_last_activity_in_byte_order_alike,
@@ -296,6 +324,8 @@ pub const CASES: &[Case] = cases![
     rich_listing::picker_listing_filters_projects_and_orders_alike,
     search::the_same_queries_find_the_same_messages,
     search::filters_paging_snippets_and_context_agree,
+    search::hits_carry_their_fields_and_neighbours_as_context_alike,
+    search::ten_thousand_messages_are_found_by_every_kind_of_query_alike,
     search_scope::a_lineage_scope_is_the_whole_chain_or_one_segment_alike,
     search_scope::scoped_hits_are_counted_by_offset_and_limit_alike,
     session_count::session_count_takes_the_originals_filters_alike,
@@ -305,6 +335,13 @@ pub const CASES: &[Case] = cases![
     session_updates::prompt_model_meta_route_and_cwd_updates_alike,
     session_updates::archive_and_pin_cover_the_compression_lineage_alike,
     session_updates::compression_bookkeeping_alike,
+    session_writes::a_created_session_stores_every_field_and_default_alike,
+    session_writes::a_second_create_fills_only_null_columns_never_source_user_or_start_alike,
+    session_writes::model_config_is_pythons_json_text_and_a_falsy_one_null_alike,
+    session_writes::a_child_inherits_workspace_fields_and_gateway_ones_only_after_a_compression_alike,
+    session_writes::parent_ids_and_empty_ids_are_taken_as_the_original_takes_them_alike,
+    session_writes::ensure_session_creates_with_its_source_and_fills_a_null_model_alike,
+    session_writes::the_first_end_wins_until_a_reopen_alike,
     sessions::sessions_are_created_filled_ended_and_reopened_alike,
     sessions::a_store_names_its_backend_and_is_itself_as_any,
     sessions::messages_are_appended_counted_and_read_back_alike,
@@ -320,8 +357,17 @@ pub const CASES: &[Case] = cases![
     sweeps::the_automatic_prune_runs_once_per_interval_postgresql_without_vacuum,
     sweeps::the_automatic_runs_keep_the_originals_float_text_and_wait_out_the_interval_alike,
     telegram_topics::the_telegram_topic_tables_are_created_on_request_only_alike,
+    telegram_topics::no_call_before_the_opt_in_makes_a_table_and_enabling_keeps_the_activation_alike,
+    telegram_topics::a_session_binds_to_one_topic_and_a_topic_to_one_session_alike,
+    telegram_topics::deleting_the_last_binding_of_a_chat_turns_its_topic_mode_off_alike,
+    telegram_topics::unlinked_sessions_are_the_users_telegram_sessions_without_a_topic_alike,
     time_window::the_sessions_of_a_window_are_read_newest_first_alike,
     time_window::a_window_of_every_session_reports_what_the_store_aggregates_alike,
+    titles::titles_are_normalised_cleared_and_set_only_on_known_sessions_alike,
+    titles::a_title_held_elsewhere_is_refused_in_any_spelling_and_case_counts_alike,
+    titles::a_title_moves_down_a_compression_chain_only_alike,
+    titles::long_titles_are_refused_and_automatic_titles_fill_only_untitled_sessions_alike,
+    titles::lineage_titles_number_and_resolve_round_trip_alike,
     turns::ensuring_a_session_creates_it_once_and_only_fills_a_missing_model_alike,
     turns::an_automatic_title_is_set_and_checked_only_on_an_untitled_session_alike,
     turns::rewound_and_compacted_rows_show_as_archived_and_in_the_full_conversation_alike,

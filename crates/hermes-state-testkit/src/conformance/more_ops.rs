@@ -658,6 +658,23 @@ pub fn a_session_is_found_by_origin_preferring_the_user_and_refusing_ambiguity_a
     assert_eq!(find("", "c1", None, None), None, "{n}");
     assert_eq!(find("telegram", "", None, None), None, "{n}");
     assert_eq!(find("discord", "c1", None, None), None, "{n}");
+    // Of one user's sessions the newest; an ended one does not make a
+    // chat ambiguous; a given thread must match, `''` matches none.
+    b.add(gateway("o1", "telegram", Some("k5"), "c3", Some("u5")), 6.0);
+    let mut threaded = gateway("o2", "telegram", Some("k5"), "c3", Some("u5"));
+    threaded.thread_id = Some("t1".into());
+    b.add(threaded, 7.0);
+    b.add(gateway("o3", "telegram", Some("k6"), "c3", Some("u6")), 8.0);
+    s.end_session("o3", "session_reset").unwrap();
+    for (thread, user, expected) in [
+        (None, None, "o2"),
+        (None, Some("u5"), "o2"),
+        (Some("t1"), None, "o2"),
+        (Some(""), None, "o1"),
+    ] {
+        let found = find("telegram", "c3", thread, user);
+        assert_eq!(found.as_deref(), Some(expected), "{n}: {thread:?} {user:?}");
+    }
 }
 
 pub fn the_latest_recoverable_session_of_a_peer_is_found_by_key_then_by_peer_alike(
@@ -726,6 +743,22 @@ pub fn the_latest_recoverable_session_of_a_peer_is_found_by_key_then_by_peer_ali
         None,
         "{n}: the source matches exactly"
     );
+    // Ended by an orphan reap: recoverable; by a reset: not.
+    for (id, key, reason) in [
+        ("p5", "K5", "ws_orphan_reap"),
+        ("p6", "K6", "session_reset"),
+    ] {
+        b.add(gateway(id, "discord", Some(key), "c9", Some("u9")), 6.0);
+        say(&*b, id, "hi", 6.5);
+        s.end_session(id, reason).unwrap();
+    }
+    let by_key = |key: &str| PeerLookup {
+        source: "discord".into(),
+        session_key: Some(key.into()),
+        ..PeerLookup::default()
+    };
+    assert_eq!(found(by_key("K5")).as_deref(), Some("p5"), "{n}");
+    assert_eq!(found(by_key("K6")), None, "{n}");
 }
 
 pub fn gateway_sessions_list_the_newest_row_per_key_most_recent_first_alike(backend: &dyn Backend) {

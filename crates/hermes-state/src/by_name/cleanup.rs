@@ -63,7 +63,8 @@ pub(super) fn call(db: &dyn SessionStore, op: &str, args: &Args<'_>) -> Call<Val
         }
         "delete_empty_sessions" => {
             args.only(&["sessions_dir"])?;
-            Ok(json(db.delete_empty_sessions()?))
+            let dir = sessions_dir(args)?;
+            Ok(json(db.delete_empty_sessions_with(dir.as_deref())?))
         }
         "prune_empty_ghost_sessions" => {
             args.only(&["sessions_dir"])?;

@@ -251,15 +251,20 @@ impl Cleanup for SessionDb {
     /// ended, not archived; the sessions [`SessionDb::count_empty_sessions`]
     /// counts), orphaning their children (`parent_session_id =
     /// NULL`, never deleted) and removing any message rows left uncounted.
-    /// One write transaction; returns how many sessions were deleted.
-    fn delete_empty_sessions(&self) -> Result<usize> {
-        self.write("deleting empty sessions", |conn| {
+    /// One write transaction; then their transcripts leave `sessions_dir`.
+    /// Returns how many sessions were deleted.
+    fn delete_empty_sessions_with(&self, sessions_dir: Option<&Path>) -> Result<usize> {
+        let ids = self.write("deleting empty sessions", |conn| {
             let ids = hermes_state_query::rich_listing::empty_session_ids(conn)?;
             for id in &ids {
                 delete_row(conn, id)?;
             }
-            Ok(ids.len())
-        })
+            Ok(ids)
+        })?;
+        if let Some(dir) = sessions_dir {
+            remove_transcripts(dir, &ids);
+        }
+        Ok(ids.len())
     }
 
     /// Removes old ended sessions with their messages (`api.md` §11.3).

@@ -147,11 +147,6 @@ pub fn i(n: i64) -> Sql {
     Sql::Integer(n)
 }
 
-/// REAL value.
-pub fn r(f: f64) -> Sql {
-    Sql::Real(f)
-}
-
 /// NULL.
 pub const NULL: Sql = Sql::Null;
 

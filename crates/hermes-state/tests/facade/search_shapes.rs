@@ -57,6 +57,38 @@ fn store_written(in_time_order: bool) -> (tempfile::TempDir, SessionDb) {
     (dir, db)
 }
 
+/// A fresh store with one session `s`.
+fn one_session() -> (tempfile::TempDir, SessionDb) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
+    db.create_session(&NewSession::new("s", "cli"))
+        .expect("session");
+    (dir, db)
+}
+
+/// The ids and snippets `search_messages` answers.
+fn found(db: &SessionDb, query: &str, options: &SearchOptions) -> Vec<(i64, String)> {
+    db.search_messages(query, options)
+        .expect("search")
+        .into_iter()
+        .map(|h| (h.id, h.snippet))
+        .collect()
+}
+
+/// The `(id, snippet)` rows of one statement, raw on the store's connection.
+fn statement_rows(db: &SessionDb, sql: &str, params: impl rusqlite::Params) -> Vec<(i64, String)> {
+    db.read(|conn| {
+        let mut stmt = conn.prepare(sql).expect("prepare");
+        let rows = stmt
+            .query_map(params, |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("query")
+            .collect::<Result<Vec<_>, _>>()
+            .expect("rows");
+        Ok(rows)
+    })
+    .expect("read")
+}
+
 /// The context of hit `(session, timestamp, id)` by the per-hit look-ups.
 fn expected_context(
     conn: &rusqlite::Connection,
@@ -194,31 +226,18 @@ fn sorted_by_time_equals_one_statement(in_time_order: bool, not_all_reals: bool)
                     sort: Some(sort.to_owned()),
                     ..SearchOptions::default()
                 };
-                let got: Vec<(i64, String)> = db
-                    .search_messages("lantern", &options)
-                    .expect("search")
-                    .into_iter()
-                    .map(|h| (h.id, h.snippet))
-                    .collect();
-                let expected: Vec<(i64, String)> = db
-                    .read(|conn| {
-                        let mut stmt = conn
-                            .prepare(&format!(
-                                "SELECT m.id, snippet(messages_fts, -1, '>>>', '<<<', '...', 40)
-                                 FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
-                                 JOIN sessions s ON s.id = m.session_id
-                                 WHERE messages_fts MATCH 'lantern' AND (m.active = 1 OR m.compacted = 1){clause}
-                                 ORDER BY m.timestamp {direction}, rank LIMIT ?1 OFFSET ?2"
-                            ))
-                            .expect("prepare");
-                        let rows = stmt
-                            .query_map([limit, offset], |r| Ok((r.get(0)?, r.get(1)?)))
-                            .expect("query")
-                            .collect::<Result<Vec<_>, _>>()
-                            .expect("rows");
-                        Ok(rows)
-                    })
-                    .expect("read");
+                let got = found(&db, "lantern", &options);
+                let expected = statement_rows(
+                    &db,
+                    &format!(
+                        "SELECT m.id, snippet(messages_fts, -1, '>>>', '<<<', '...', 40)
+                         FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid
+                         JOIN sessions s ON s.id = m.session_id
+                         WHERE messages_fts MATCH 'lantern' AND (m.active = 1 OR m.compacted = 1){clause}
+                         ORDER BY m.timestamp {direction}, rank LIMIT ?1 OFFSET ?2"
+                    ),
+                    [limit, offset],
+                );
                 assert_eq!(
                     got, expected,
                     "sort {sort}{clause}, limit {limit}, offset {offset}, in time order: {in_time_order}, not all REALs: {not_all_reals}"
@@ -292,33 +311,18 @@ fn search_with_literal_paging_equals_bound_paging() {
                     role_filter: roles.clone(),
                     ..SearchOptions::default()
                 };
-                let got: Vec<(i64, String)> = db
-                    .search_messages(query, &options)
-                    .expect("search")
-                    .into_iter()
-                    .map(|h| (h.id, h.snippet))
-                    .collect();
-                let expected: Vec<(i64, String)> = db
-                    .read(|conn| {
-                        let mut stmt = conn
-                            .prepare(&format!(
-                                "SELECT m.id, snippet({table}, -1, '>>>', '<<<', '...', 40)
-                                 FROM {table} JOIN messages m ON m.id = {table}.rowid
-                                 JOIN sessions s ON s.id = m.session_id
-                                 WHERE {table} MATCH ?1 AND (m.active = 1 OR m.compacted = 1){clause}
-                                 ORDER BY rank LIMIT ?2 OFFSET ?3"
-                            ))
-                            .expect("prepare");
-                        let rows = stmt
-                            .query_map(params![match_text, limit, offset], |r| {
-                                Ok((r.get(0)?, r.get(1)?))
-                            })
-                            .expect("query")
-                            .collect::<Result<Vec<_>, _>>()
-                            .expect("rows");
-                        Ok(rows)
-                    })
-                    .expect("read");
+                let got = found(&db, query, &options);
+                let expected = statement_rows(
+                    &db,
+                    &format!(
+                        "SELECT m.id, snippet({table}, -1, '>>>', '<<<', '...', 40)
+                         FROM {table} JOIN messages m ON m.id = {table}.rowid
+                         JOIN sessions s ON s.id = m.session_id
+                         WHERE {table} MATCH ?1 AND (m.active = 1 OR m.compacted = 1){clause}
+                         ORDER BY rank LIMIT ?2 OFFSET ?3"
+                    ),
+                    params![match_text, limit, offset],
+                );
                 assert_eq!(
                     got, expected,
                     "{query} on {table}{clause}, limit {limit}, offset {offset}"
@@ -341,10 +345,7 @@ fn search_with_literal_paging_equals_bound_paging() {
 /// at least 3 characters) does not search either.
 #[test]
 fn a_latin_word_glued_to_cjk_text_is_found_by_the_cjk_leg_only() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
-    db.create_session(&NewSession::new("s", "cli"))
-        .expect("session");
+    let (_dir, db) = one_session();
     let id = db
         .append_message(&NewMessage::new("s", "user").content("会议在东京yr举行"))
         .expect("append");
@@ -374,10 +375,7 @@ fn a_latin_word_glued_to_cjk_text_is_found_by_the_cjk_leg_only() {
 /// CJK index's answer, as the one statement's is.
 #[test]
 fn by_time_a_snippet_that_cannot_be_decoded_off_the_page_is_no_error() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let db = SessionDb::open(dir.path().join("state.db")).expect("open");
-    db.create_session(&NewSession::new("s", "cli"))
-        .expect("session");
+    let (_dir, db) = one_session();
     for (content, timestamp) in [
         ("数据 ok", 2000.0),
         ("Café数据库", 1000.0),
@@ -397,11 +395,7 @@ fn by_time_a_snippet_that_cannot_be_decoded_off_the_page_is_no_error() {
             sort: Some(sort.to_owned()),
             ..SearchOptions::default()
         };
-        db.search_messages("数据", &options)
-            .expect("search")
-            .into_iter()
-            .map(|h| (h.id, h.snippet))
-            .collect::<Vec<_>>()
+        found(&db, "数据", &options)
     };
     let on_the_cjk_route = vec![(1, ">>>数据<<< ok".to_owned())];
     // The bad rows are the newest and the oldest; id 1 lies between them.

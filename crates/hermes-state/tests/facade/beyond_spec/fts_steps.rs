@@ -149,27 +149,17 @@ fn the_status_and_the_steps_read_the_marks_as_the_original() {
     assert_eq!(steps, [(true, Some("1400".to_owned())), (false, None),]);
     assert_eq!(db.fts_rebuild_status().unwrap(), None);
     assert!(!db.fts_optimize_available().unwrap());
-    assert_eq!(s.fts_hits("beta"), 1, "indexed rows are not indexed twice");
+    assert_eq!(
+        fts_hits(db, "beta"),
+        1,
+        "indexed rows are not indexed twice"
+    );
 }
 
-trait Hits {
-    fn fts_hits(&self, word: &str) -> i64;
-}
-
-impl Hits for Clocked {
-    fn fts_hits(&self, word: &str) -> i64 {
-        self.db
-            .read(|conn| {
-                Ok(conn
-                    .query_row(
-                        "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?1",
-                        [word],
-                        |r| r.get(0),
-                    )
-                    .unwrap())
-            })
-            .unwrap()
-    }
+fn fts_hits(db: &SessionDb, word: &str) -> i64 {
+    let sql = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?1";
+    db.read(|conn| Ok(conn.query_row(sql, [word], |r| r.get(0)).unwrap()))
+        .unwrap()
 }
 
 #[test]

@@ -30,6 +30,14 @@ impl Backend for Sqlite {
     }
 }
 
+/// Options whose clock reads `now`.
+fn at(now: f64) -> StoreOptions {
+    StoreOptions {
+        clock: Some(FixedClock::new(now) as Arc<dyn Clock>),
+        ..StoreOptions::default()
+    }
+}
+
 fn open_with(options: &StoreOptions) -> TestStore {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("state.db");
@@ -75,6 +83,10 @@ impl Raw for File {
 
     fn read_only(&self) -> Box<dyn SessionStore> {
         Box::new(SessionDb::open_read_only(&self.path).unwrap())
+    }
+
+    fn writer_at(&self, now: f64) -> Box<dyn SessionStore> {
+        Box::new(SessionDb::open_with(&self.path, &at(now)).unwrap())
     }
 }
 
