@@ -61,7 +61,8 @@ pub use doctor::{
 pub use error::{BusyError, Error, OriginalError, Result};
 pub use export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary,
-    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, SessionExport,
+    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, OriginalJsonWriter,
+    SessionExport, original_json_to_jsonl,
 };
 pub use fts_steps::StoragePhase;
 pub use group_commit::{MAX_BATCH_OPS, MAX_BATCH_TIME, WriteBatches};

@@ -67,6 +67,14 @@ pub(crate) struct Accepted<'a> {
     pub messages: Vec<&'a Map<String, Value>>,
 }
 
+/// Which of the original's limits apply: all (`import_sessions`), or only
+/// one session's (10 000 messages, 5 MiB) for a document of many calls'.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Limits {
+    PerCall,
+    PerSession,
+}
+
 /// The outcome of the first pass.
 pub(crate) enum Checked<'a> {
     /// Every session passed.
@@ -75,14 +83,15 @@ pub(crate) enum Checked<'a> {
     Refused(Vec<RefusedSession>),
 }
 
-/// Runs the first pass. A payload that is not a list, or a list of more
-/// than 500 sessions, is an error ([`Error::InvalidInput`] with the
+/// Runs the first pass. A payload that is not a list, or (per call) a list
+/// of more than 500 sessions, is an error ([`Error::InvalidInput`] with the
 /// original's text); a session the original refuses is reported.
-pub(crate) fn check(sessions: &Value) -> Result<Checked<'_>> {
+pub(crate) fn check(sessions: &Value, limits: Limits) -> Result<Checked<'_>> {
     let Some(list) = sessions.as_array() else {
         return Err(Error::InvalidValue("sessions must be a list".to_owned()));
     };
-    if list.len() > MAX_SESSIONS {
+    let per_call = limits == Limits::PerCall;
+    if per_call && list.len() > MAX_SESSIONS {
         return Err(Error::InvalidValue(format!(
             "sessions must contain at most {MAX_SESSIONS} entries"
         )));
@@ -140,7 +149,7 @@ pub(crate) fn check(sessions: &Value) -> Result<Checked<'_>> {
             continue;
         }
         total_bytes += bytes;
-        if total_bytes > MAX_TOTAL_BYTES {
+        if per_call && total_bytes > MAX_TOTAL_BYTES {
             refused.push(refuse(&id, "import exceeds the total size limit"));
             continue;
         }
@@ -153,7 +162,7 @@ pub(crate) fn check(sessions: &Value) -> Result<Checked<'_>> {
         };
         // Counted before the check: once over, every later session is refused too.
         total_messages += messages.len();
-        if total_messages > MAX_MESSAGES {
+        if per_call && total_messages > MAX_MESSAGES {
             refused.push(refuse(&id, "messages exceeds the total import limit"));
             continue;
         }

@@ -3,9 +3,12 @@
 //! original's export shape. Serialised with serde they are the original's
 //! dicts, key for key.
 
+mod import_document;
 mod import_payload;
 mod import_rows;
 
+pub use import_document::original_json_to_jsonl;
+use import_payload::Limits;
 pub use import_rows::{MESSAGE_COLUMNS, Prepared, Row, SESSION_COLUMNS};
 
 use std::path::PathBuf;
@@ -182,7 +185,7 @@ pub fn plan_sessions_import(
     sessions: &serde_json::Value,
     now: f64,
 ) -> crate::Result<SessionsImport> {
-    Ok(match import_payload::check(sessions)? {
+    Ok(match import_payload::check(sessions, Limits::PerCall)? {
         import_payload::Checked::Accepted(accepted) => SessionsImport::Write(
             accepted
                 .iter()

@@ -9,11 +9,14 @@
 //! [`sql_to_json`], [`JsonLines`]), every export over a backend's read
 //! snapshot ([`ExportSource`]: [`export_jsonl`], [`export_all_each`], …)
 //! and the import over a backend's writer ([`ImportSink`]:
-//! [`import_jsonl`]). A backend reads and writes rows; what a file says is
-//! decided here alone.
+//! [`import_jsonl`]), and the original's JSON document written as a walk
+//! hands it over ([`OriginalJsonWriter`]; its import is
+//! [`crate::cleanup::original_json_to_jsonl`]). A backend reads and writes
+//! rows; what a file says is decided here alone.
 
 mod import;
 mod lines;
+mod original_json;
 mod plain;
 mod source;
 
@@ -24,6 +27,7 @@ pub use import::{
 pub use lines::{
     JsonLines, LineColumns, LineWriter, RawLine, StreamError, check_header, header_line, invalid,
 };
+pub use original_json::OriginalJsonWriter;
 pub use plain::{Cell, content_to_sql, json_to_sql, sql_to_json};
 pub use source::{
     ExportSource, PROGRESS_EVERY, export_all, export_all_each, export_all_parts, export_jsonl,
@@ -160,12 +164,12 @@ pub struct ExportFilter {
     pub session_ids: Option<Vec<String>>,
 }
 
-/// What `export_jsonl` wrote.
+/// What `export_jsonl` (or an [`OriginalJsonWriter`]) wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ExportSummary {
-    /// Session lines.
+    /// Sessions.
     pub sessions: u64,
-    /// Message lines.
+    /// Messages.
     pub messages: u64,
     /// Bytes written, every line included.
     pub bytes: u64,

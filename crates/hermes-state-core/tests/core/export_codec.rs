@@ -15,7 +15,7 @@ use proptest::prelude::*;
 
 /// A store that keeps what it is given: every batch with its boundary flag.
 #[derive(Default)]
-struct Recorder {
+pub(crate) struct Recorder {
     columns: TargetColumns,
     limits: Option<BatchLimits>,
     batches: Vec<(Vec<ImportRow>, bool)>,
@@ -23,7 +23,7 @@ struct Recorder {
 }
 
 impl Recorder {
-    fn with_columns(sessions: &[&str], messages: &[&str]) -> Self {
+    pub(crate) fn with_columns(sessions: &[&str], messages: &[&str]) -> Self {
         let names = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect();
         Recorder {
             columns: TargetColumns {
@@ -34,7 +34,7 @@ impl Recorder {
         }
     }
 
-    fn rows(&self) -> Vec<ImportRow> {
+    pub(crate) fn rows(&self) -> Vec<ImportRow> {
         self.batches
             .iter()
             .flat_map(|(rows, _)| rows.clone())

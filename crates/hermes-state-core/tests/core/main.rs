@@ -8,6 +8,7 @@ mod export_codec;
 mod fts5_syntax;
 mod import_links;
 mod origin_session;
+mod original_json;
 mod paging;
 mod sanitize;
 mod search;

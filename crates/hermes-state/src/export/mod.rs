@@ -20,10 +20,12 @@ mod snapshot;
 use std::io::{BufRead, Write};
 use std::ops::ControlFlow;
 
+pub use hermes_state_core::cleanup::original_json_to_jsonl;
 use hermes_state_core::export as codec;
 pub use hermes_state_core::export::{
     EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, ExportSummary,
-    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, SessionExport,
+    IMPORT_LINE_LIMIT, ImportOptions, ImportReport, LineageExport, OriginalJsonWriter,
+    SessionExport,
 };
 use hermes_state_types::Message;
 use rusqlite::Connection;
