@@ -619,7 +619,8 @@ pub struct ExportArgs {
 /// `import`
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// An export: a JSON array of sessions, one session object, or JSON Lines (`-` for stdin)
+    /// An export: JSON Lines (lossless), or a JSON array of sessions or one session object
+    /// (read by the original's import_sessions rules) (`-` for stdin)
     pub file: PathBuf,
     /// Replace sessions the store already has (by default they are skipped)
     #[arg(long)]

@@ -3,33 +3,31 @@
 //! Two formats:
 //! * `json`: the original's `export_all` / `export_session` shape (session
 //!   columns, `last_active`, `messages` with the active messages), one JSON
-//!   array, written session by session (`export_original`);
+//!   array, written message by message (the library's `OriginalJsonWriter`);
 //! * `jsonl`: the library's versioned, lossless, streaming format (every
 //!   column, inactive messages included), written from one read snapshot.
 //!
-//! `import` reads both: JSONL natively, and a `json` export by converting it
-//! to JSONL first (parents ordered before their children).
+//! `import` reads both: JSONL natively, and a `json` export by the library's
+//! `import_sessions` rules, converted to JSONL (`original_json_to_jsonl`).
 
 use std::cell::Cell;
-use std::collections::{HashMap, HashSet};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::rc::Rc;
 
 use hermes_state::time_window::sessions_started_in;
 use hermes_state::{
-    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, IMPORT_LINE_LIMIT, ImportOptions,
-    ImportReport, SCHEMA_VERSION, SessionStore,
+    EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportFilter, ExportPart, IMPORT_LINE_LIMIT,
+    ImportOptions, ImportReport, OriginalJsonWriter, SessionStore, original_json_to_jsonl,
 };
-use hermes_state_types::pyjson;
 use serde_json::{Map, Value, json};
 
-use super::export_original::Scope;
 use crate::cli::{ExportArgs, ExportFormat, ImportArgs};
 use crate::confirm::Consent;
 use crate::error::{CliError, CliResult};
 use crate::files;
-use crate::output::{count, write_json_line};
+use crate::output::count;
 use crate::progress::Progress;
 use crate::store::{Access, Context};
 
@@ -230,19 +228,39 @@ fn export_json(
 ) -> CliResult<(u64, u64)> {
     let pretty = ctx.out.stdout_tty && args.output.is_none();
     let spinner = Progress::spinner(&ctx.out, "exporting");
-    // One session: the original's `export_session` shape (no `last_active`).
-    let scope = match &args.session {
-        Some(id) => Scope::Session(id),
-        None => Scope::All {
-            source: args.source.as_deref(),
-        },
+    let mut document = OriginalJsonWriter::new(writer, pretty)?;
+    let mut output_error = None;
+    // Sessions outside the window are walked past, not written.
+    let mut writing = false;
+    let mut take = |part: ExportPart| {
+        if let ExportPart::Session(export) = &part {
+            writing = args.window.contains(export.session.started_at);
+        }
+        if !writing {
+            return ControlFlow::Continue(());
+        }
+        match document.part(part) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(error) => {
+                output_error = Some(error);
+                ControlFlow::Break(())
+            }
+        }
     };
-    let written =
-        super::export_original::write_all(store, scope, args.window, pretty, writer, |e| {
-            ctx.fail(e)
-        });
+    // One session: the original's `export_session` shape (no `last_active`).
+    let walked = match &args.session {
+        Some(id) => store.export_session_parts(id, &mut take).map(|_| ()),
+        None => store
+            .export_all_parts(args.source.as_deref(), &mut take)
+            .map(|_| ()),
+    };
     spinner.finish();
-    written
+    if let Some(error) = output_error {
+        return Err(error.into());
+    }
+    walked.map_err(|e| ctx.fail(&e))?;
+    let summary = document.finish()?;
+    Ok((summary.sessions, summary.messages))
 }
 
 /// A reader that moves a progress bar by the bytes read.
@@ -257,12 +275,6 @@ impl<R: Read> Read for Counted<R> {
         self.bar.inc_by(n as u64);
         Ok(n)
     }
-}
-
-/// What an import reads: the JSONL stream itself, or a `json` export converted to JSONL.
-enum ImportSource {
-    Jsonl(Box<dyn BufRead>),
-    Converted(Vec<u8>),
 }
 
 /// `import`: the store is opened (and made when missing) only once the
@@ -315,7 +327,7 @@ pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
         bar: Rc::clone(&bar),
     });
     // The format is settled before the store is opened, so a wrong file creates nothing.
-    let source = detect_format(reader, &args.file).map_err(|e| match e {
+    let mut jsonl = detect_format(reader, &args.file).map_err(|e| match e {
         Detect::Io(error) => error,
         Detect::Invalid(why) => not_an_export(why),
     })?;
@@ -323,12 +335,7 @@ pub fn import(ctx: &Context, args: &ImportArgs) -> CliResult {
     let options = ImportOptions {
         overwrite_existing: args.overwrite,
     };
-    let imported = match source {
-        ImportSource::Jsonl(mut stream) => store.import_jsonl(&mut stream, &options, &mut |_| {}),
-        ImportSource::Converted(lines) => {
-            store.import_jsonl(&mut io::Cursor::new(lines), &options, &mut |_| {})
-        }
-    };
+    let imported = store.import_jsonl(&mut jsonl, &options, &mut |_| {});
     bar.finish();
     // Not `start_writing` before the import: the library validates each
     // batch before its first write, so a refused export leaves an older
@@ -349,12 +356,12 @@ enum Detect {
     Invalid(String),
 }
 
-/// Tells a JSONL export (its first line is the header) from a `json` one
-/// (an array, or one session object), converting the latter.
+/// What an import reads, as JSONL: the stream itself when its first line is
+/// the header, or a `json` export (an array, or one session object) converted.
 fn detect_format(
     mut reader: BufReader<impl Read + 'static>,
     path: &Path,
-) -> Result<ImportSource, Detect> {
+) -> Result<Box<dyn BufRead>, Detect> {
     let first = loop {
         let buffer = reader
             .fill_buf()
@@ -372,10 +379,7 @@ fn detect_format(
         reader.consume(skip);
     };
     if first == b'[' {
-        let document = read_json(&mut reader, Vec::new(), path)?;
-        return original_to_jsonl(document)
-            .map(ImportSource::Converted)
-            .map_err(Detect::Invalid);
+        return read_json(&mut reader, Vec::new(), path);
     }
     if first != b'{' {
         return Err(Detect::Invalid(format!(
@@ -410,12 +414,9 @@ fn detect_format(
             )));
         }
         let stream = io::Cursor::new(line).chain(reader);
-        return Ok(ImportSource::Jsonl(Box::new(stream)));
+        return Ok(Box::new(stream));
     }
-    let document = read_json(&mut reader, line, path)?;
-    original_to_jsonl(document)
-        .map(ImportSource::Converted)
-        .map_err(Detect::Invalid)
+    read_json(&mut reader, line, path)
 }
 
 /// A byte as a person reads it: `'h'`, or `byte 0x00`.
@@ -433,8 +434,13 @@ fn describe_byte(byte: u8) -> String {
 /// line, each line bounded by `IMPORT_LINE_LIMIT`).
 const JSON_DOCUMENT_LIMIT: u64 = 1 << 30;
 
-/// The rest of a `json` export after `start`, parsed.
-fn read_json(reader: &mut impl Read, start: Vec<u8>, path: &Path) -> Result<Value, Detect> {
+/// The rest of a `json` export after `start`, read by the library's
+/// `import_sessions` rules as JSONL.
+fn read_json(
+    reader: &mut impl Read,
+    start: Vec<u8>,
+    path: &Path,
+) -> Result<Box<dyn BufRead>, Detect> {
     let mut bytes = start;
     let room = JSON_DOCUMENT_LIMIT.saturating_sub(bytes.len() as u64);
     reader
@@ -447,105 +453,10 @@ fn read_json(reader: &mut impl Read, start: Vec<u8>, path: &Path) -> Result<Valu
             JSON_DOCUMENT_LIMIT >> 30
         )));
     }
-    serde_json::from_slice(&bytes).map_err(|e| Detect::Invalid(e.to_string()))
-}
-
-/// Converts the original's export shape (an array of session objects, or one)
-/// into the library's JSONL format, parents before children.
-fn original_to_jsonl(document: Value) -> Result<Vec<u8>, String> {
-    let sessions = match document {
-        Value::Array(list) => list,
-        object @ Value::Object(_) => vec![object],
-        _ => return Err("expected a JSON array of sessions".to_owned()),
-    };
-    let mut objects = Vec::with_capacity(sessions.len());
-    for (index, session) in sessions.into_iter().enumerate() {
-        let Value::Object(map) = session else {
-            return Err(format!("item {index} is not a session object"));
-        };
-        if !map.get("id").is_some_and(Value::is_string) {
-            return Err(format!("item {index} has no text \"id\""));
-        }
-        objects.push(map);
-    }
-    let order = parents_first(&objects);
-    let mut out = Vec::new();
-    let header = json!({
-        "format": EXPORT_FORMAT,
-        "version": EXPORT_FORMAT_VERSION,
-        "schema_version": SCHEMA_VERSION,
-    });
-    write_json_line(&mut out, &header).map_err(|e| e.message)?;
-    let mut message_total = 0u64;
-    for index in order {
-        let mut session = objects[index].clone();
-        let messages = session.remove("messages");
-        session.remove("last_active");
-        let id = session.get("id").cloned().unwrap_or(Value::Null);
-        let mut line = Map::new();
-        line.insert("type".to_owned(), "session".into());
-        line.extend(session);
-        write_json_line(&mut out, &Value::Object(line)).map_err(|e| e.message)?;
-        let messages = match messages {
-            Some(Value::Array(list)) => list,
-            None | Some(Value::Null) => Vec::new(),
-            Some(_) => return Err(format!("session {id}: \"messages\" is not an array")),
-        };
-        for message in messages {
-            let Value::Object(mut message) = message else {
-                return Err(format!("session {id}: a message is not an object"));
-            };
-            // `get_messages` parses tool_calls; the store holds them as JSON text.
-            if let Some(calls) = message.get_mut("tool_calls")
-                && (calls.is_array() || calls.is_object())
-            {
-                *calls = Value::String(pyjson::to_string(calls));
-            }
-            message.insert("session_id".to_owned(), id.clone());
-            let mut line = Map::new();
-            line.insert("type".to_owned(), "message".into());
-            line.extend(message);
-            write_json_line(&mut out, &Value::Object(line)).map_err(|e| e.message)?;
-            message_total += 1;
-        }
-    }
-    let end = json!({"type": "end", "sessions": objects.len(), "messages": message_total});
-    write_json_line(&mut out, &end).map_err(|e| e.message)?;
-    Ok(out)
-}
-
-/// Indexes of the sessions with every parent (present in the list) before its children.
-fn parents_first(sessions: &[Map<String, Value>]) -> Vec<usize> {
-    let index: HashMap<&str, usize> = sessions
-        .iter()
-        .enumerate()
-        .filter_map(|(i, s)| s.get("id").and_then(Value::as_str).map(|id| (id, i)))
-        .collect();
-    let mut placed = HashSet::new();
-    let mut order = Vec::with_capacity(sessions.len());
-    for start in 0..sessions.len() {
-        // Walk up to the oldest unplaced ancestor (a cycle stops the walk), then place down.
-        let mut chain = vec![start];
-        let mut seen = HashSet::from([start]);
-        let mut current = start;
-        while let Some(parent) = sessions[current]
-            .get("parent_session_id")
-            .and_then(Value::as_str)
-            .and_then(|p| index.get(p).copied())
-        {
-            if placed.contains(&parent) || !seen.insert(parent) {
-                break;
-            }
-            chain.push(parent);
-            current = parent;
-        }
-        for i in chain.into_iter().rev() {
-            if placed.insert(i) {
-                order.push(i);
-            }
-        }
-    }
-    order
+    let document = serde_json::from_slice(&bytes).map_err(|e| Detect::Invalid(e.to_string()))?;
+    original_json_to_jsonl(document, crate::clock::now())
+        .map(|lines| Box::new(io::Cursor::new(lines)) as Box<dyn BufRead>)
+        .map_err(|e| Detect::Invalid(e.to_string()))
 }
 
 fn print_import_report(ctx: &Context, source: &str, report: &ImportReport) -> CliResult {
@@ -629,36 +540,4 @@ fn list(ids: &[String]) -> String {
         text.push_str(&format!(", … ({} more)", ids.len() - SHOWN));
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parents_come_first_and_cycles_end() {
-        let s = |id: &str, parent: Option<&str>| {
-            let mut map = Map::new();
-            map.insert("id".into(), id.into());
-            map.insert(
-                "parent_session_id".into(),
-                parent.map_or(Value::Null, Into::into),
-            );
-            map
-        };
-        let sessions = vec![
-            s("c", Some("b")),
-            s("b", Some("a")),
-            s("a", None),
-            s("x", Some("y")),
-            s("y", Some("x")),
-        ];
-        let order: Vec<&str> = parents_first(&sessions)
-            .into_iter()
-            .map(|i| sessions[i]["id"].as_str().unwrap_or_default())
-            .collect();
-        assert_eq!(order.len(), 5);
-        let position = |id: &str| order.iter().position(|o| *o == id).unwrap_or(usize::MAX);
-        assert!(position("a") < position("b") && position("b") < position("c"));
-    }
 }

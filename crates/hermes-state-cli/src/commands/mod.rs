@@ -11,7 +11,6 @@ mod auto;
 mod demo;
 mod export;
 mod export_markdown;
-mod export_original;
 mod file_only;
 mod fts;
 mod lineage_flags;

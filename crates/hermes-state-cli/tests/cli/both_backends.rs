@@ -369,15 +369,17 @@ fn writing(t: &Twins) {
     }
     transcripts_go_with_their_session(t);
 
-    // An export of the file, imported into both.
-    t.on(
-        Side::File,
-        &words("export --format jsonl --output export.jsonl"),
-        None,
-    )
-    .ok();
+    // An export of the file in each format, imported into both.
+    for line in [
+        "export --format jsonl --output export.jsonl",
+        "export --output export.json",
+    ] {
+        t.on(Side::File, &words(line), None).ok();
+    }
     std::fs::write(t.env.path("notes.txt"), "hello\n").unwrap();
     for line in [
+        "import export.json",
+        "--json import export.json --overwrite --yes",
         "import export.jsonl",
         "--json import export.jsonl --overwrite --yes",
         "import notes.txt",

@@ -121,6 +121,14 @@ fn import_refuses_what_is_not_an_export() {
         .stderr_has("is not a hermes-state export");
     // Nothing was created for a file that is not an export.
     assert!(!db.exists());
+    // A `json` export is read by the library's `import_sessions` checks.
+    let refused = env.path("refused.json");
+    std::fs::write(&refused, r#"[{"id": "a", "title": 5}, {"id": "b"}]"#).expect("write");
+    env.run(&db, &["import", refused.to_str().expect("utf-8")])
+        .fails(1)
+        .one_error_line()
+        .stderr_has(r#"session 0 ("a"): title must be a string"#);
+    assert!(!db.exists());
     let wrong_version = env.path("v9.jsonl");
     std::fs::write(
         &wrong_version,
