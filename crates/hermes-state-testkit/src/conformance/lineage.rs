@@ -1,10 +1,12 @@
-//! Lineage reads (`api.md` §9.2) and the next title of a lineage (§6.4)
+//! Lineage reads (`api.md` §9.2: the ancestors, descendants and roots,
+//! the compression chain as the original answers it) and the next title of a lineage (§6.4)
 //! through the seam.
 
 use hermes_state_types::NewSession;
+use serde_json::json;
 
 use super::Backend;
-use crate::build::child;
+use crate::build::{child, say};
 
 pub fn ancestors_descendants_and_roots_walk_alike(backend: &dyn Backend) {
     let b = backend.open();
@@ -194,4 +196,66 @@ pub fn a_lineage_exports_as_its_tip_with_every_segments_messages_alike(backend: 
     };
     assert_eq!(ids("branch"), Some(vec!["branch".to_owned()]), "{n}");
     assert_eq!(ids(""), None, "{n}");
+}
+
+/// `api.md` §9.2, as the original answers (checked against it): the chain
+/// through a session on it; `[id]` for a branch child, a later sibling of
+/// the chain and a session outside any chain; `[]` for an unknown id.
+pub fn compression_lineage_follows_the_original_alike(backend: &dyn Backend) {
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    let child = |id: &str, parent: &str| {
+        let mut session = NewSession::new(id, "cli");
+        session.parent_session_id = Some(parent.into());
+        session
+    };
+    let branch_of = |id: &str, parent: &str| {
+        let mut session = child(id, parent);
+        session.model_config = Some(json!({"_branched_from": parent}));
+        session
+    };
+    b.add(NewSession::new("root", "cli"), 1.0);
+    s.end_session("root", "compression").unwrap();
+    // An earlier branch of the root is not part of the chain.
+    b.add(branch_of("branch", "root"), 2.0);
+    b.add(child("mid", "root"), 3.0);
+    b.add(child("later", "root"), 4.0);
+    s.end_session("mid", "compression").unwrap();
+    b.add(child("tip", "mid"), 5.0);
+    say(&*b, "tip", "hello", 6.0);
+    // A parent that did not end with compression starts no chain.
+    b.add(NewSession::new("plain", "cli"), 7.0);
+    b.add(child("plain-child", "plain"), 8.0);
+    // A compacted branch starts a chain of its own: walking up stops
+    // at the branch child.
+    s.end_session("branch", "compression").unwrap();
+    b.add(child("branch-tip", "branch"), 9.0);
+    // A null marker is no marker.
+    let mut unmarked = child("unmarked", "branch-tip");
+    unmarked.model_config = Some(json!({"_branched_from": null}));
+    s.end_session("branch-tip", "compression").unwrap();
+    b.add(unmarked, 10.0);
+
+    let chain = ["root", "mid", "tip"];
+    let cases: &[(&str, &[&str])] = &[
+        ("root", &chain),
+        ("mid", &chain),
+        ("tip", &chain),
+        ("branch", &["branch"]),
+        ("branch-tip", &["branch", "branch-tip", "unmarked"]),
+        ("unmarked", &["branch", "branch-tip", "unmarked"]),
+        ("later", &["later"]),
+        ("plain", &["plain"]),
+        ("plain-child", &["plain-child"]),
+        ("nobody", &[]),
+        ("", &[]),
+    ];
+    for (id, want) in cases {
+        assert_eq!(
+            s.get_compression_lineage(id).unwrap(),
+            want.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+            "{n}: {id:?}"
+        );
+    }
 }

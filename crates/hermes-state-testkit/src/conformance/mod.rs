@@ -42,12 +42,13 @@ mod cron_and_repo_roots;
 mod delegations;
 mod deletes;
 mod handoff;
+mod id_fragments_and_folders;
 mod lineage;
 mod lookups;
 mod message_edits;
 mod message_reads;
+mod message_stamps;
 mod message_writes;
-mod more_ops;
 mod original_errors;
 mod originals_methods;
 mod picker_rows;
@@ -293,17 +294,17 @@ pub const CASES: &[Case] = cases![
     message_writes::every_column_of_a_message_is_stored_and_read_back_alike,
     message_writes::an_append_to_an_ended_session_changes_only_its_counters_alike,
     message_writes::content_of_every_kind_reads_back_alike,
-    more_ops::replacing_a_routing_scope_drops_empty_pairs_keeps_the_last_duplicate_alike,
-    more_ops::compression_lineage_follows_the_original_alike,
-    more_ops::working_directories_are_counted_with_their_last_activity_in_byte_order_alike,
-    more_ops::sessions_are_found_by_id_fragment_ranked_as_the_original_alike,
-    more_ops::the_newest_live_user_row_gets_api_content_only_when_its_content_matches_alike,
-    more_ops::the_newest_live_matching_message_gets_the_display_kind_alike,
-    more_ops::idle_sessions_are_archived_pinned_ones_only_when_asked_alike,
-    more_ops::a_gateway_peer_is_recorded_overwriting_the_tuple_and_keeping_absent_extras_alike,
-    more_ops::a_session_is_found_by_origin_preferring_the_user_and_refusing_ambiguity_alike,
-    more_ops::the_latest_recoverable_session_of_a_peer_is_found_by_key_then_by_peer_alike,
-    more_ops::gateway_sessions_list_the_newest_row_per_key_most_recent_first_alike,
+    coordination::replacing_a_routing_scope_drops_empty_pairs_keeps_the_last_duplicate_alike,
+    lineage::compression_lineage_follows_the_original_alike,
+    id_fragments_and_folders::working_directories_are_counted_with_their_last_activity_in_byte_order_alike,
+    id_fragments_and_folders::sessions_are_found_by_id_fragment_ranked_as_the_original_alike,
+    message_stamps::the_newest_live_user_row_gets_api_content_only_when_its_content_matches_alike,
+    message_stamps::the_newest_live_matching_message_gets_the_display_kind_alike,
+    sweeps::idle_sessions_are_archived_pinned_ones_only_when_asked_alike,
+    coordination::a_gateway_peer_is_recorded_overwriting_the_tuple_and_keeping_absent_extras_alike,
+    coordination::a_session_is_found_by_origin_preferring_the_user_and_refusing_ambiguity_alike,
+    coordination::the_latest_recoverable_session_of_a_peer_is_found_by_key_then_by_peer_alike,
+    coordination::gateway_sessions_list_the_newest_row_per_key_most_recent_first_alike,
     original_errors::failures_are_classed_as_the_originals_exceptions_alike,
     originals_methods::telegram_topic_bindings_are_made_refused_read_and_removed_alike,
     originals_methods::resume_and_anchored_views_read_a_lineage_alike,

@@ -1,6 +1,7 @@
 //! The end-of-life sweeps through the seam (`api.md` §2.5, §11.4):
 //! promoting an end to a session reset, finalizing orphaned compressions,
-//! deleting ghost sessions, and the automatic archive and prune runs with
+//! deleting ghost sessions, archiving idle sessions (by hand and by the
+//! automatic run), and the automatic archive and prune runs with
 //! their `state_meta` time stamps. Times are relative to the real clock.
 //! One declared difference: PostgreSQL never vacuums (`vacuumed` stays
 //! `false`; docs/DECISIONS.md).
@@ -548,4 +549,42 @@ pub fn the_automatic_runs_keep_the_originals_float_text_and_wait_out_the_interva
 
 fn stamp_of(s: &dyn SessionStore, key: &str) -> Option<String> {
     s.get_meta(key).unwrap()
+}
+
+pub fn idle_sessions_are_archived_pinned_ones_only_when_asked_alike(backend: &dyn Backend) {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let days_ago = |days: f64| now - days * 86_400.0;
+    let b = backend.open();
+    let s = &b.store;
+    let n = b.name();
+    b.add(NewSession::new("idle", "cli"), days_ago(10.0));
+    b.add(NewSession::new("idle-pinned", "cli"), days_ago(10.0));
+    assert!(s.set_session_pinned("idle-pinned", true).unwrap(), "{n}");
+    b.add(NewSession::new("talked", "cli"), days_ago(10.0));
+    say(&*b, "talked", "recent", days_ago(1.0));
+    b.add(NewSession::new("fresh", "cli"), days_ago(2.0));
+    b.add(NewSession::new("gone", "cli"), days_ago(20.0));
+    assert!(s.set_session_archived("gone", true).unwrap(), "{n}");
+    let archived = || -> Vec<String> {
+        ["idle", "idle-pinned", "talked", "fresh", "gone"]
+            .into_iter()
+            .filter(|id| s.get_session(id).unwrap().unwrap().archived == 1)
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(s.archive_stale_sessions(7.0, true).unwrap(), 1, "{n}");
+    assert_eq!(archived(), vec!["idle", "gone"], "{n}");
+    assert_eq!(s.archive_stale_sessions(7.0, false).unwrap(), 1, "{n}");
+    assert_eq!(archived(), vec!["idle", "idle-pinned", "gone"], "{n}");
+    assert_eq!(s.archive_stale_sessions(7.0, false).unwrap(), 0, "{n}");
+    // The original never fails on the age: NaN, negative and infinite
+    // ages archive nothing.
+    assert!(s.set_session_archived("idle", false).unwrap(), "{n}");
+    for odd in [f64::NAN, -1.0, f64::INFINITY] {
+        assert_eq!(s.archive_stale_sessions(odd, true).unwrap(), 0, "{n}");
+    }
+    assert_eq!(s.archive_stale_sessions(0.0, true).unwrap(), 3, "{n}");
 }

@@ -1,7 +1,7 @@
 //! The facade's own argument forms (`api.md` §2.5, §11.6): `SessionDb`
 //! takes any iterator of pairs or ids where the contract takes slices.
 //! What the session updates do is the conformance suite's, on both
-//! backends (`session_updates::…`, `sweeps::…`, `more_ops::…`,
+//! backends (`session_updates::…`, `sweeps::…`, `coordination::…`,
 //! `cron_and_repo_roots::…`, `read_only::…`).
 
 use std::collections::HashMap;
