@@ -60,3 +60,17 @@ pub fn active_cooldown(
         _ => None,
     }
 }
+
+/// The text trimmed, `None` when nothing is left: how the optional git
+/// branch and repository root of `update_session_cwd` are stored.
+pub fn trimmed(value: Option<&str>) -> Option<&str> {
+    value.map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// A week: the age after which a half-done compression is finalized
+/// (`finalize_orphaned_compression_sessions`, `api.md` §2.5).
+pub const ORPHANED_COMPRESSION_AGE: f64 = 7.0 * 86_400.0;
+
+/// A day: the age after which an empty TUI session is a ghost
+/// (`prune_empty_ghost_sessions`, `api.md` §2.5).
+pub const GHOST_AGE: f64 = 86_400.0;

@@ -15,7 +15,6 @@ use crate::prune::checked_candidates;
 use crate::rich_listing::LAST_ACTIVE;
 use crate::session_updates::archive_lineages;
 use crate::sweeps::AutoRun;
-use crate::sweeps::GHOST_AGE;
 use crate::sweeps::GHOST_SESSIONS;
 use hermes_state_core::Result as CoreResult;
 use hermes_state_core::cleanup::{
@@ -28,6 +27,7 @@ use hermes_state_core::prune::PruneReport;
 use hermes_state_core::prune::PruneSelection;
 use hermes_state_core::prune::remove_transcripts;
 use hermes_state_core::rich_listing;
+use hermes_state_core::session_updates::GHOST_AGE;
 use hermes_state_core::store::Cleanup;
 use postgres::Transaction;
 use std::path::Path;

@@ -53,11 +53,6 @@ down(id) AS (
     WHERE p.end_reason = 'compression'
 )";
 
-/// The text trimmed, `None` when nothing is left.
-pub(crate) fn trimmed(value: Option<&str>) -> Option<&str> {
-    value.map(str::trim).filter(|v| !v.is_empty())
-}
-
 /// The two flag columns a lineage update may set (never caller text).
 #[derive(Clone, Copy)]
 pub(crate) enum LineageFlag {

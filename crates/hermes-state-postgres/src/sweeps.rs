@@ -28,11 +28,6 @@ pub const LAST_AUTO_PRUNE: &str = "last_auto_prune";
 /// `state_meta` key of the last automatic archive run.
 pub const LAST_AUTO_ARCHIVE: &str = "last_auto_archive";
 
-/// A week, the age after which a half-done compression is finalized.
-pub(crate) const ORPHANED_COMPRESSION_AGE: f64 = 7.0 * 86_400.0;
-/// A day, the age after which an empty TUI session is a ghost.
-pub(crate) const GHOST_AGE: f64 = 86_400.0;
-
 pub(crate) const PROMOTE_TO_RESET: &str = "UPDATE sessions SET ended_at = $1, end_reason = $2
 WHERE id = $3 AND (ended_at IS NULL OR end_reason IN ('agent_close', 'ws_orphan_reap'))";
 

@@ -85,16 +85,6 @@ pub(crate) const SET_FALLBACK_STREAK: &str =
 pub(crate) const SET_INEFFECTIVE_COUNT: &str =
     "UPDATE sessions SET compression_ineffective_count = ?1 WHERE id = ?2";
 
-/// The text trimmed, `None` when nothing is left.
-pub(crate) fn trimmed(value: Option<&str>) -> Option<&str> {
-    value.map(str::trim).filter(|v| !v.is_empty())
-}
-
-/// A week, the age after which a half-done compression is finalized.
-pub(crate) const ORPHANED_COMPRESSION_AGE: f64 = 7.0 * 86_400.0;
-/// A day, the age after which an empty TUI session is a ghost.
-pub(crate) const GHOST_AGE: f64 = 86_400.0;
-
 impl SessionDb {
     /// For each `(cwd, root)` pair with both non-empty, sets `git_repo_root =
     /// root` on the sessions of that `cwd` whose root is NULL or empty
