@@ -152,6 +152,11 @@ fn sort_prefix(options: &SearchOptions) -> &'static str {
     }
 }
 
+/// Whether the filters of `options` read `sessions` (the source filters).
+fn filters_read_sessions(options: &SearchOptions) -> bool {
+    options.source_filter.is_some() || options.exclude_sources.is_some()
+}
+
 fn paging(options: &SearchOptions, params: &mut Vec<Box<dyn ToSql + Sync>>) -> String {
     params.push(Box::new(i64::from(options.limit)));
     params.push(Box::new(i64::from(options.offset)));
@@ -168,6 +173,13 @@ fn boxed(texts: Vec<String>) -> Vec<Box<dyn ToSql + Sync>> {
 const HIT_COLUMNS: &str = "m.id, m.session_id, m.role, m.content, m.timestamp, m.tool_name, \
                            s.source, s.model, s.started_at";
 
+/// The word route ranks in two steps: the page's ids first, from
+/// `messages` alone (joined to `sessions` only when a source filter needs
+/// it), then the page's rows, sessions and snippets. Every message has its
+/// session (a foreign key), so the join decides nothing the first step
+/// skips; joined first, the planner hashed every session for each search
+/// (1.3–1.5 ms of a rare word's 1.5 ms at 100k messages, measured with
+/// `EXPLAIN ANALYZE`).
 fn word_route(
     tx: &mut Transaction<'_>,
     expr: &Expr,
@@ -177,16 +189,26 @@ fn word_route(
     let tsquery = expr.to_tsquery_sql(&mut texts);
     let mut params = boxed(texts);
     let filter_sql = filters(options, &mut params);
+    let sessions_join = if filters_read_sessions(options) {
+        " JOIN sessions s ON s.id = m.session_id"
+    } else {
+        ""
+    };
+    let order = sort_prefix(options);
     let sql = format!(
-        "WITH q AS (SELECT {tsquery} AS q)
+        "WITH q AS (SELECT {tsquery} AS q),
+         page AS (
+             SELECT m.id, m.timestamp, ts_rank_cd(m.search_vector, q.q) AS rank
+             FROM q, messages m{sessions_join}
+             WHERE m.search_vector @@ q.q{filter_sql}
+             ORDER BY {order}rank DESC, m.id{paging})
          SELECT {HIT_COLUMNS},
                 ts_headline('simple', CASE WHEN left(m.content, 1) = chr(1) THEN '' ELSE m.content END, q.q,
                     'StartSel=>>>, StopSel=<<<, MaxWords=40, MinWords=10, MaxFragments=1') AS snippet
-         FROM q, messages m JOIN sessions s ON s.id = m.session_id
-         WHERE m.search_vector @@ q.q{filter_sql}
-         ORDER BY {}ts_rank_cd(m.search_vector, q.q) DESC, m.id{}",
-        sort_prefix(options),
-        paging(options, &mut params)
+         FROM q, page JOIN messages m ON m.id = page.id JOIN sessions s ON s.id = m.session_id
+         ORDER BY {outer_order}page.rank DESC, page.id",
+        paging = paging(options, &mut params),
+        outer_order = order.replace("m.", "page."),
     );
     // `ts_headline` of a NULL content (a tool call without text) is NULL;
     // FTS5's `snippet()` gives the empty string there.
