@@ -152,9 +152,14 @@ fn sort_prefix(options: &SearchOptions) -> &'static str {
     }
 }
 
-/// Whether the filters of `options` read `sessions` (the source filters).
-fn filters_read_sessions(options: &SearchOptions) -> bool {
-    options.source_filter.is_some() || options.exclude_sources.is_some()
+/// The join a route's first step needs for the filters of `options`: the
+/// source filters read `sessions`, the others `messages` alone.
+fn sessions_join(options: &SearchOptions) -> &'static str {
+    if options.source_filter.is_some() || options.exclude_sources.is_some() {
+        " JOIN sessions s ON s.id = m.session_id"
+    } else {
+        ""
+    }
 }
 
 fn paging(options: &SearchOptions, params: &mut Vec<Box<dyn ToSql + Sync>>) -> String {
@@ -189,11 +194,7 @@ fn word_route(
     let tsquery = expr.to_tsquery_sql(&mut texts);
     let mut params = boxed(texts);
     let filter_sql = filters(options, &mut params);
-    let sessions_join = if filters_read_sessions(options) {
-        " JOIN sessions s ON s.id = m.session_id"
-    } else {
-        ""
-    };
+    let sessions_join = sessions_join(options);
     let order = sort_prefix(options);
     let sql = format!(
         "WITH q AS (SELECT {tsquery} AS q),
@@ -230,12 +231,18 @@ fn substring_route(
         "" => "m.timestamp DESC, ",
         other => other,
     };
+    // In two steps, as the word route: the page's ids, then its rows.
+    let sessions_join = sessions_join(options);
     let sql = format!(
-        "SELECT {HIT_COLUMNS}, m.content AS snippet_source
-         FROM messages m JOIN sessions s ON s.id = m.session_id
-         WHERE m.role <> 'tool' AND {condition}{filter_sql}
-         ORDER BY {order}m.id{}",
-        paging(options, &mut params)
+        "WITH page AS (
+             SELECT m.id, m.timestamp FROM messages m{sessions_join}
+             WHERE m.role <> 'tool' AND {condition}{filter_sql}
+             ORDER BY {order}m.id{paging})
+         SELECT {HIT_COLUMNS}, m.content AS snippet_source
+         FROM page JOIN messages m ON m.id = page.id JOIN sessions s ON s.id = m.session_id
+         ORDER BY {outer_order}page.id",
+        paging = paging(options, &mut params),
+        outer_order = order.replace("m.", "page."),
     );
     let first = expr
         .phrases()
