@@ -3,7 +3,8 @@
 use hermes_state_query::search::{self, FtsCapabilities, FtsObjects, SearchHit, SearchOptions};
 
 use crate::db::SessionDb;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use hermes_state_core::cancel::Cancel;
 use hermes_state_core::store::Search;
 use hermes_state_query::conversation_search;
 use hermes_state_query::conversation_search::ConversationHit;
@@ -92,5 +93,42 @@ impl Search for SessionDb {
                 Ok(search::search_messages(conn, query, options, caps)?)
             })
         })
+    }
+
+    /// [`SessionDb::search_messages`], stopped when `cancel` is raised: the
+    /// read connection's running statement is interrupted
+    /// (`sqlite3_interrupt`) and the answer is [`Error::Cancelled`], whatever
+    /// the interrupted statements returned (a leg that fails may fall
+    /// through to the next, a context that fails reads as empty: an
+    /// interrupted search could otherwise look like a smaller answer).
+    fn search_messages_cancellable(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        cancel: &Cancel,
+    ) -> Result<Vec<SearchHit>> {
+        cancel.check()?;
+        let hits = self.snapshot_read(|conn| {
+            let was_autocommit = conn.is_autocommit();
+            let interrupt = conn.get_interrupt_handle();
+            // Removed before the connection goes back to the pool.
+            let hook = cancel.on_cancel(move || interrupt.interrupt())?;
+            let hits = search::in_read_snapshot(conn, || {
+                let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
+                Ok(search::search_messages(conn, query, options, caps)?)
+            });
+            drop(hook);
+            // An interrupted `COMMIT` or `ROLLBACK` of the search's own
+            // transaction leaves it open: never hand back a connection so.
+            if was_autocommit && !conn.is_autocommit() {
+                conn.execute_batch("ROLLBACK")
+                    .map_err(|e| crate::error::sqlite("ending a cancelled search", e))?;
+            }
+            hits
+        });
+        if cancel.is_cancelled() {
+            return Err(Error::Cancelled);
+        }
+        hits
     }
 }
