@@ -13,7 +13,9 @@
 //! - On an index route (a word, a CJK term the CJK or trigram index
 //!   serves): the newest matches in the index's own order (`ORDER BY rowid
 //!   DESC`: FTS5 walks its doclists backwards and stops at `limit`, no
-//!   score computed), in one step.
+//!   score computed), in one step; when the word index has none, those of
+//!   the zero-hit fallback's first leg that has some (a part of a word:
+//!   `har` of `harbor`).
 //! - On the LIKE route: the messages of an id range, newest ids first, in
 //!   steps of `rows` ids each ([`PartialStep::next`] says where the next
 //!   one starts), each step a bounded scan of the primary key.
@@ -87,7 +89,16 @@ pub fn search_partial(
             return Ok(None);
         };
         let step = match route {
-            Route::Index { table, match_text } => search.newest_indexed(table, &match_text)?,
+            Route::Index { table, match_text } => {
+                match search.newest_indexed(table, &match_text)? {
+                    // The word route found nothing: the search goes on to
+                    // its zero-hit fallback, and so does this.
+                    Some((found, _)) if found.is_empty() && table == names::FTS_BASE => {
+                        search.newest_of_fallback(&q)?
+                    }
+                    step => step,
+                }
+            }
             Route::Like { terms } => search.like_range(&terms, below, rows)?,
         };
         let Some((found, next)) = step else {
@@ -162,6 +173,23 @@ impl Search<'_> {
                 }
             }
         }
+    }
+
+    /// The newest matches of the first leg of the zero-hit fallback
+    /// ([`Search::zero_hit_fallback`]) that has any; none when no leg has.
+    fn newest_of_fallback(&self, q: &str) -> Result<Option<(Vec<Row>, Option<i64>)>, QueryError> {
+        if self.wants_unindexed()? {
+            return Ok(Some((Vec::new(), None)));
+        }
+        let (legs, match_text) = self.fallback_legs(q);
+        for table in legs {
+            if let Some((found, _)) = self.newest_indexed(table, &match_text)?
+                && !found.is_empty()
+            {
+                return Ok(Some((found, None)));
+            }
+        }
+        Ok(Some((Vec::new(), None)))
     }
 
     /// The LIKE route's matches among the ids in `[below - rows, below)`
