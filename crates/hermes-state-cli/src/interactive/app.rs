@@ -201,6 +201,8 @@ pub struct App {
     pub answered: u64,
     /// Whether `outcome` is a partial answer (more is being searched).
     pub partial: bool,
+    /// Whether a key moved the selection since the answer came.
+    moved: bool,
 }
 
 impl App {
@@ -220,6 +222,7 @@ impl App {
             generation: 0,
             answered: 0,
             partial: false,
+            moved: false,
         }
     }
 
@@ -238,8 +241,9 @@ impl App {
 
     /// Takes `answer` if it answers the current generation; whether it did.
     /// A partial answer never replaces the final one of the same
-    /// generation. The selected hit stays selected when the new hits have
-    /// it (a partial answer replaced by the final one), else the first is.
+    /// generation. A hit the keys selected in a partial answer stays
+    /// selected in the final one when it is there; otherwise the first hit
+    /// is selected.
     pub fn take_answer(&mut self, generation: u64, answer: Answer) -> bool {
         if generation != self.generation || (self.is_answered() && !self.partial) {
             return false;
@@ -248,9 +252,7 @@ impl App {
             Answer::Partial(hits) => (Outcome::Hits(hits), true),
             Answer::Final(outcome) => (outcome, false),
         };
-        let kept = self
-            .is_answered()
-            .then(|| self.selected_hit().map(|h| h.id));
+        let kept = (self.is_answered() && self.moved).then(|| self.selected_hit().map(|h| h.id));
         self.set_outcome(outcome);
         self.answered = generation;
         self.partial = partial;
@@ -301,6 +303,7 @@ impl App {
         self.outcome = outcome;
         self.selected = 0;
         self.top = 0;
+        self.moved = false;
     }
 
     /// Shows a conversation, wrapped to the current width.
@@ -390,6 +393,7 @@ impl App {
 
     /// Selects hit `at` (clamped to the hits), scrolling it into view.
     fn select(&mut self, at: usize) -> Action {
+        self.moved = true;
         let last = self.hits().len().saturating_sub(1);
         self.selected = at.min(last);
         let page = self.page.max(1);

@@ -420,6 +420,11 @@ fn only_answers_of_the_current_generation_are_taken() {
     assert_eq!(app.selected_hit().map(|h| h.id), Some(2));
     assert!(!app.take_answer(second, Answer::Partial(vec![hit(5)])));
     assert_eq!(app.hits().len(), 2);
+    // Without a key moving it, the final answer's first hit is selected.
+    let third = app.begin_search();
+    app.take_answer(third, Answer::Partial(vec![hit(3), hit(2)]));
+    app.take_answer(third, Answer::Final(Outcome::Hits(vec![hit(2), hit(3)])));
+    assert_eq!(app.selected_hit().map(|h| h.id), Some(2));
 }
 
 #[test]
