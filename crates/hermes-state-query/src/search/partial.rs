@@ -45,6 +45,20 @@ pub struct PartialStep {
     pub next: Option<i64>,
 }
 
+/// What a step found before the context is attached, and the next step's
+/// `below`.
+struct Found {
+    rows: Vec<Row>,
+    next: Option<i64>,
+}
+
+impl Found {
+    /// The last step, with `rows`.
+    fn last(rows: Vec<Row>) -> Found {
+        Found { rows, next: None }
+    }
+}
+
 /// Where a query's partial answer comes from.
 enum Route {
     /// The newest matches of an FTS table.
@@ -93,7 +107,7 @@ pub fn search_partial(
                 match search.newest_indexed(table, &match_text)? {
                     // The word route found nothing: the search goes on to
                     // its zero-hit fallback, and so does this.
-                    Some((found, _)) if found.is_empty() && table == names::FTS_BASE => {
+                    Some(found) if found.rows.is_empty() && table == names::FTS_BASE => {
                         search.newest_of_fallback(&q)?
                     }
                     step => step,
@@ -101,10 +115,10 @@ pub fn search_partial(
             }
             Route::Like { terms } => search.like_range(&terms, below, rows)?,
         };
-        let Some((found, next)) = step else {
+        let Some(Found { rows, next }) = step else {
             return Ok(None);
         };
-        let hits = context::attach(conn, found)?;
+        let hits = context::attach(conn, rows)?;
         Ok(Some(PartialStep { hits, next }))
     })
 }
@@ -143,11 +157,7 @@ impl Search<'_> {
 
     /// The newest `limit` matches of `table` under the filters; `None` when
     /// the index refuses the query (see [`search_partial`]).
-    fn newest_indexed(
-        &self,
-        table: &str,
-        match_text: &str,
-    ) -> Result<Option<(Vec<Row>, Option<i64>)>, QueryError> {
+    fn newest_indexed(&self, table: &str, match_text: &str) -> Result<Option<Found>, QueryError> {
         let mut params = vec![SqlValue::Text(match_text.to_owned())];
         let filters = self.filters(&mut params);
         let sql = format!(
@@ -163,7 +173,7 @@ impl Search<'_> {
             params,
             &format!("listing the newest matches of {table}"),
         ) {
-            Ok(rows) => Ok(Some((rows, None))),
+            Ok(rows) => Ok(Some(Found::last(rows))),
             Err(failure) => {
                 let error = failure.error();
                 if error.is_sql_error() || error.is_conversion() {
@@ -177,19 +187,19 @@ impl Search<'_> {
 
     /// The newest matches of the first leg of the zero-hit fallback
     /// ([`Search::zero_hit_fallback`]) that has any; none when no leg has.
-    fn newest_of_fallback(&self, q: &str) -> Result<Option<(Vec<Row>, Option<i64>)>, QueryError> {
+    fn newest_of_fallback(&self, q: &str) -> Result<Option<Found>, QueryError> {
         if self.wants_unindexed()? {
-            return Ok(Some((Vec::new(), None)));
+            return Ok(Some(Found::last(Vec::new())));
         }
         let (legs, match_text) = self.fallback_legs(q);
         for table in legs {
-            if let Some((found, _)) = self.newest_indexed(table, &match_text)?
-                && !found.is_empty()
+            if let Some(found) = self.newest_indexed(table, &match_text)?
+                && !found.rows.is_empty()
             {
-                return Ok(Some((found, None)));
+                return Ok(Some(found));
             }
         }
-        Ok(Some((Vec::new(), None)))
+        Ok(Some(Found::last(Vec::new())))
     }
 
     /// The LIKE route's matches among the ids in `[below - rows, below)`
@@ -200,7 +210,7 @@ impl Search<'_> {
         terms: &[String],
         below: Option<i64>,
         rows: u32,
-    ) -> Result<Option<(Vec<Row>, Option<i64>)>, QueryError> {
+    ) -> Result<Option<Found>, QueryError> {
         let below = match below {
             Some(below) => below,
             None => {
@@ -211,7 +221,7 @@ impl Search<'_> {
                     .context("finding the newest message")?;
                 match newest {
                     Some(newest) => newest.saturating_add(1),
-                    None => return Ok(Some((Vec::new(), None))),
+                    None => return Ok(Some(Found::last(Vec::new()))),
                 }
             }
         };
@@ -247,6 +257,6 @@ impl Search<'_> {
             .and_then(|mut stmt| stmt.query_row([], |r| r.get(0)))
             .context("finding the oldest message")?;
         let next = oldest.filter(|oldest| from > *oldest).map(|_| from);
-        Ok(Some((found, next)))
+        Ok(Some(Found { rows: found, next }))
     }
 }
