@@ -429,9 +429,19 @@ pub fn a_cancellable_search_answers_as_the_search_or_cancelled_alike(backend: &d
         let error = store
             .search_messages_cancellable(query, &options, &raised)
             .expect_err("cancelled");
-        assert_eq!(error.kind(), ErrorKind::Cancelled, "{}: {query:?}", b.name());
+        assert_eq!(
+            error.kind(),
+            ErrorKind::Cancelled,
+            "{}: {query:?}",
+            b.name()
+        );
         let error = search_messages_in_cancellable(store, query, &options, &scope, &raised)
             .expect_err("cancelled");
-        assert_eq!(error.kind(), ErrorKind::Cancelled, "{}: {query:?}", b.name());
+        assert_eq!(
+            error.kind(),
+            ErrorKind::Cancelled,
+            "{}: {query:?}",
+            b.name()
+        );
     }
 }
