@@ -89,6 +89,10 @@ pub enum Error {
     /// The store was closed.
     #[error("the store is closed")]
     Closed,
+    /// The caller raised the [`Cancel`](crate::cancel::Cancel) it gave the
+    /// read: the read stopped and has no answer.
+    #[error("the read was cancelled")]
+    Cancelled,
     /// A failure only the backend can describe: its database, its file, its
     /// server. The backend's own error, boxed.
     #[error(transparent)]
@@ -158,6 +162,7 @@ impl Error {
             Error::ReadOnly(_) => ErrorKind::ReadOnly,
             Error::TitleInUse { .. } => ErrorKind::Constraint,
             Error::Closed => ErrorKind::Other,
+            Error::Cancelled => ErrorKind::Cancelled,
             Error::Backend(Backend(failure)) => failure.kind(),
         }
     }
@@ -218,7 +223,7 @@ impl Error {
             Error::TitleInUse { .. } => Some(OriginalError::TitleInUse),
             Error::Title(error) => error.original_class(),
             Error::Closed => Some(OriginalError::Closed),
-            Error::InvalidInput(_) | Error::ReadOnly(_) => None,
+            Error::InvalidInput(_) | Error::ReadOnly(_) | Error::Cancelled => None,
             Error::Backend(Backend(failure)) => failure.original_class(),
         }
     }

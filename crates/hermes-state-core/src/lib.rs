@@ -18,6 +18,7 @@
 
 pub mod accounting;
 pub mod affinity;
+pub mod cancel;
 pub mod cleanup;
 pub mod clock;
 mod code_point_ranges;

@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 
+use crate::cancel::Cancel;
 use crate::conversation_search::ConversationScope;
 use crate::error::Result;
 use crate::paging::{Verdict, filtered_page};
@@ -46,13 +47,43 @@ pub fn search_messages_in<S: Search + ?Sized>(
     if scope.sessions.is_none() && scope.since.is_none() && scope.until.is_none() {
         return store.search_messages(query, options);
     }
+    scoped(options, scope, |page| store.search_messages(query, page))
+}
+
+/// [`search_messages_in`] through
+/// [`Search::search_messages_cancellable`]: every page read stops when
+/// `cancel` is raised, and the call returns
+/// [`Error::Cancelled`](crate::Error::Cancelled).
+pub fn search_messages_in_cancellable<S: Search + ?Sized>(
+    store: &S,
+    query: &str,
+    options: &SearchOptions,
+    scope: &ConversationScope,
+    cancel: &Cancel,
+) -> Result<Vec<SearchHit>> {
+    if scope.sessions.is_none() && scope.since.is_none() && scope.until.is_none() {
+        return store.search_messages_cancellable(query, options, cancel);
+    }
+    scoped(options, scope, |page| {
+        cancel.check()?;
+        store.search_messages_cancellable(query, page, cancel)
+    })
+}
+
+/// The hits `scope` takes, `options.offset` and `options.limit` counting
+/// them, from pages `search` reads.
+fn scoped(
+    options: &SearchOptions,
+    scope: &ConversationScope,
+    search: impl Fn(&SearchOptions) -> Result<Vec<SearchHit>>,
+) -> Result<Vec<SearchHit>> {
     let fetch = |offset, limit| {
         let page = SearchOptions {
             offset,
             limit,
             ..options.clone()
         };
-        store.search_messages(query, &page)
+        search(&page)
     };
     let sort = options.sort.as_deref();
     let judge = |hit: &SearchHit| {

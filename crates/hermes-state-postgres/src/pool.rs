@@ -175,6 +175,18 @@ pub(crate) fn connect(url: &StoreUrl, read_only: bool) -> Result<Client> {
     Ok(client)
 }
 
+/// Asks the server to cancel what the connection of `token` runs (a
+/// connection of its own, secured as [`connect`] secures the store's).
+pub(crate) fn send_cancel(url: &StoreUrl, token: &postgres::CancelToken) -> Result<()> {
+    let plan = url.tls_plan()?;
+    let sent = if plan.mode == SslMode::Disable || url.over_sockets_only() {
+        token.cancel_query(NoTls)
+    } else {
+        token.cancel_query(plan.connector()?)
+    };
+    sent.context("sending a cancel request")
+}
+
 /// A connection on loan; it goes back to the pool when dropped.
 pub(crate) struct Pooled<'a> {
     pool: &'a Pool,
@@ -182,6 +194,19 @@ pub(crate) struct Pooled<'a> {
 }
 
 impl Pooled<'_> {
+    /// Closes the connection instead of putting it back: after a cancel
+    /// request was sent for it, which the server may still deliver to the
+    /// next statement a reused connection would run.
+    pub(crate) fn discard(mut self) {
+        if let Some(conn) = self.conn.take() {
+            drop(conn);
+            let mut state = self.pool.state();
+            state.loaned -= 1;
+            drop(state);
+            self.pool.returned.notify_one();
+        }
+    }
+
     /// The client and the statements prepared on it, borrowed together.
     pub(crate) fn with_statements(&mut self) -> (&mut Client, &mut Statements) {
         let conn = self.conn.as_mut().expect("present until dropped");

@@ -35,7 +35,12 @@
 //! prepared on its connection for the writes every host runs all the time
 //! (the lock statement, an append), parsed and planned once per connection.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use hermes_state_core::cancel::Cancel;
+use hermes_state_core::{Error as CoreError, Result as CoreResult};
 
 use hermes_state_core::retry;
 use hermes_state_types::ErrorKind;
@@ -270,6 +275,57 @@ pub(crate) fn read<T>(
         Err(error) if error.kind() == ErrorKind::Unavailable => {
             pool.discard_idle();
             read_once(pool, &mut body)
+        }
+        result => result,
+    }
+}
+
+/// [`read`] that stops when `cancel` is raised while it runs: a cancel
+/// request is sent to the server for the connection's statement (from a
+/// thread of its own: the canceller does not wait for the server), and the
+/// connection is closed afterwards instead of going back to the pool. The
+/// answer is then [`CoreError::Cancelled`], whatever the statement returned.
+pub(crate) fn read_cancellable<T>(
+    pool: &Pool,
+    cancel: &Cancel,
+    mut body: impl FnMut(&mut Transaction<'_>) -> Result<T>,
+) -> CoreResult<T> {
+    let mut attempt = || -> CoreResult<T> {
+        let mut client = pool.get()?;
+        let token = client.cancel_token();
+        let url = pool.url().clone();
+        let sent = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&sent);
+        let hook = cancel.on_cancel(move || {
+            flag.store(true, Ordering::SeqCst);
+            let (url, token) = (url.clone(), token.clone());
+            // A failed request leaves the statement to finish; its answer
+            // is dropped all the same.
+            std::thread::spawn(move || drop(crate::pool::send_cancel(&url, &token)));
+        })?;
+        let outcome = (|| -> Result<T> {
+            let mut tx = client
+                .build_transaction()
+                .read_only(true)
+                .start()
+                .context("starting a read")?;
+            let value = body(&mut tx)?;
+            tx.commit().context("ending a read")?;
+            Ok(value)
+        })();
+        drop(hook);
+        if sent.load(Ordering::SeqCst) {
+            client.discard();
+        }
+        if cancel.is_cancelled() {
+            return Err(CoreError::Cancelled);
+        }
+        outcome.map_err(CoreError::from)
+    };
+    match attempt() {
+        Err(error) if error.kind() == ErrorKind::Unavailable => {
+            pool.discard_idle();
+            attempt()
         }
         result => result,
     }

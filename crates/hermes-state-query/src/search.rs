@@ -30,11 +30,15 @@
 //! that `m.active` and `m.compacted` exist; without it the statement fails to
 //! compile and the error is returned (a compile error is never a syntax error
 //! of the user's query).
+//!
+//! [`search_partial`] finds a partial answer cheaply (the newest matches),
+//! for search as you type while the exact answer is computed.
 
 mod by_time;
 mod context;
 mod keys;
 mod objects;
+mod partial;
 mod preview;
 mod scan;
 mod snapshot;
@@ -57,6 +61,7 @@ pub use hermes_state_core::search::{
 use hermes_state_sqlite::names;
 pub use keys::{KeyedHits, hits_by_id, search_keys};
 pub use objects::{BaseLayout, FtsCapabilities, FtsObjects, TrigramCoverage};
+pub use partial::{PartialStep, search_partial};
 use preview::stored_preview;
 pub use snapshot::in_read_snapshot;
 

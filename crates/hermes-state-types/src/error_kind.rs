@@ -45,6 +45,10 @@ pub enum ErrorKind {
     /// Trying again does not help until the credentials or the server's
     /// rules change.
     AccessDenied,
+    /// The caller cancelled the read while it ran
+    /// (`hermes_state_core::cancel::Cancel`): there is no answer, not even a
+    /// partial one. Never an empty result.
+    Cancelled,
     /// Anything else, e.g. an unexpected SQLite error.
     Other,
 }
@@ -64,6 +68,7 @@ impl fmt::Display for ErrorKind {
             ErrorKind::Unavailable => "database unavailable",
             ErrorKind::UnknownOutcome => "outcome unknown",
             ErrorKind::AccessDenied => "access denied",
+            ErrorKind::Cancelled => "cancelled",
             ErrorKind::Other => "other error",
         };
         f.write_str(text)

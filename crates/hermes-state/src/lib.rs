@@ -72,7 +72,7 @@ pub use hermes_state_core::{Backend, BackendFailure};
 /// Rules written once over the contract, for every client of either backend:
 /// which session an argument names, search hits in a lineage or a time
 /// window, the sessions and the usage statistics of a time window.
-pub use hermes_state_core::{paging, search_scope, session_ref, time_window, usage_window};
+pub use hermes_state_core::{cancel, paging, search_scope, session_ref, time_window, usage_window};
 /// The PostgreSQL backend (feature `postgres`).
 #[cfg(feature = "postgres")]
 pub use hermes_state_postgres as postgres;

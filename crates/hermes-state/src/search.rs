@@ -3,13 +3,68 @@
 use hermes_state_query::search::{self, FtsCapabilities, FtsObjects, SearchHit, SearchOptions};
 
 use crate::db::SessionDb;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use hermes_state_core::cancel::Cancel;
 use hermes_state_core::store::Search;
 use hermes_state_query::conversation_search;
 use hermes_state_query::conversation_search::ConversationHit;
 use hermes_state_query::conversation_search::ConversationScope;
 
 impl SessionDb {
+    /// A step of a partial answer to `query`, for search as you type while
+    /// the exact answer ([`SessionDb::search_messages`]) is computed: hits
+    /// of the query, the newest found so far, not the search's answer (see
+    /// [`hermes_state_query::search::search_partial`] for the steps and
+    /// `below`/`rows`). `None` when the query has none. Stopped, with
+    /// [`Error::Cancelled`], when `cancel` is raised.
+    pub fn search_partial(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        below: Option<i64>,
+        rows: u32,
+        cancel: &Cancel,
+    ) -> Result<Option<search::PartialStep>> {
+        self.cancellable_read(cancel, |conn| {
+            let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
+            Ok(search::search_partial(
+                conn, query, options, caps, below, rows,
+            )?)
+        })
+    }
+
+    /// `read` in one read transaction on a read connection, its statements
+    /// interrupted when `cancel` is raised; [`Error::Cancelled`] then,
+    /// whatever they returned (an interrupted leg may fall through to the
+    /// next, a context that fails reads as empty: an interrupted read
+    /// could otherwise look like a smaller answer).
+    fn cancellable_read<T>(
+        &self,
+        cancel: &Cancel,
+        read: impl FnOnce(&rusqlite::Connection) -> Result<T>,
+    ) -> Result<T> {
+        cancel.check()?;
+        let value = self.snapshot_read(|conn| {
+            let was_autocommit = conn.is_autocommit();
+            let interrupt = conn.get_interrupt_handle();
+            // Removed before the connection goes back to the pool.
+            let hook = cancel.on_cancel(move || interrupt.interrupt())?;
+            let value = search::in_read_snapshot(conn, || read(conn));
+            drop(hook);
+            // An interrupted `COMMIT` or `ROLLBACK` of the read's own
+            // transaction leaves it open: never hand back a connection so.
+            if was_autocommit && !conn.is_autocommit() {
+                conn.execute_batch("ROLLBACK")
+                    .map_err(|e| crate::error::sqlite("ending a cancelled read", e))?;
+            }
+            value
+        });
+        if cancel.is_cancelled() {
+            return Err(Error::Cancelled);
+        }
+        value
+    }
+
     /// The FTS objects of the store, probed again only when the schema
     /// changed since the last search (another process may have dropped the
     /// CJK triggers, or finished a conversion).
@@ -91,6 +146,21 @@ impl Search for SessionDb {
                 let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
                 Ok(search::search_messages(conn, query, options, caps)?)
             })
+        })
+    }
+
+    /// [`SessionDb::search_messages`], stopped when `cancel` is raised: the
+    /// read connection's running statement is interrupted
+    /// (`sqlite3_interrupt`) and the answer is [`Error::Cancelled`].
+    fn search_messages_cancellable(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        cancel: &Cancel,
+    ) -> Result<Vec<SearchHit>> {
+        self.cancellable_read(cancel, |conn| {
+            let caps = FtsCapabilities::from_objects(conn, &self.fts_objects(conn)?)?;
+            Ok(search::search_messages(conn, query, options, caps)?)
         })
     }
 }

@@ -4,6 +4,13 @@
 //! [`Action`] the event loop must carry out (run the search, read a
 //! conversation, copy, leave). Nothing here touches the terminal or the
 //! store, so every key is tested without either.
+//!
+//! Searches run on another thread and answer later: every query (and
+//! filter) the keys make is a new *generation* ([`App::begin_search`]); an
+//! answer is taken only for the current one ([`App::take_answer`]), so the
+//! answer of a query no longer shown is never drawn. Until the current
+//! query has an answer the list shows the previous one as stale, and the
+//! keys that act on a hit wait for it ([`App::must_wait`]).
 
 use hermes_state::SearchHit;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -155,6 +162,16 @@ pub enum Outcome {
     Failed(String),
 }
 
+/// What the search thread sends for a query.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// Hits of the query found so far, newest first: not the answer, which
+    /// is still being computed.
+    Partial(Vec<SearchHit>),
+    /// The answer.
+    Final(Outcome),
+}
+
 /// The whole state of the interactive search.
 #[derive(Debug, Clone)]
 pub struct App {
@@ -178,6 +195,14 @@ pub struct App {
     pub view: View,
     /// Whether the screen may use colours (`NO_COLOR` unset).
     pub colors: bool,
+    /// The generation of the query and filters as they are now.
+    pub generation: u64,
+    /// The generation `outcome` answers.
+    pub answered: u64,
+    /// Whether `outcome` is a partial answer (more is being searched).
+    pub partial: bool,
+    /// Whether a key moved the selection since the answer came.
+    moved: bool,
 }
 
 impl App {
@@ -194,7 +219,70 @@ impl App {
             notice: None,
             view: View::List,
             colors: true,
+            generation: 0,
+            answered: 0,
+            partial: false,
+            moved: false,
         }
+    }
+
+    /// The query or the filters changed: a new generation, whose answer the
+    /// list waits for. Its number, for the search thread.
+    pub fn begin_search(&mut self) -> u64 {
+        self.generation += 1;
+        self.generation
+    }
+
+    /// Whether the list shows an answer (partial or not) to the query and
+    /// filters as they are now.
+    pub fn is_answered(&self) -> bool {
+        self.answered == self.generation
+    }
+
+    /// Takes `answer` if it answers the current generation; whether it did.
+    /// A partial answer never replaces the final one of the same
+    /// generation. A hit the keys selected in a partial answer stays
+    /// selected in the final one when it is there; otherwise the first hit
+    /// is selected.
+    pub fn take_answer(&mut self, generation: u64, answer: Answer) -> bool {
+        if generation != self.generation || (self.is_answered() && !self.partial) {
+            return false;
+        }
+        let (outcome, partial) = match answer {
+            Answer::Partial(hits) => (Outcome::Hits(hits), true),
+            Answer::Final(outcome) => (outcome, false),
+        };
+        let kept = (self.is_answered() && self.moved).then(|| self.selected_hit().map(|h| h.id));
+        self.set_outcome(outcome);
+        self.answered = generation;
+        self.partial = partial;
+        if let Some(Some(id)) = kept
+            && let Some(at) = self.hits().iter().position(|h| h.id == id)
+        {
+            self.select(at);
+        }
+        true
+    }
+
+    /// Whether `key` must wait for the current query's answer before it is
+    /// handled: in the list, a key that acts on the hits (move, read,
+    /// resume, copy) while the hits shown are those of an earlier query —
+    /// and any key while others wait (`keys_waiting`), so keys keep their
+    /// order. Editing the query, stepping a filter and leaving never wait
+    /// for a search.
+    pub fn must_wait(&self, key: &KeyEvent, keys_waiting: bool) -> bool {
+        if !matches!(self.view, View::List) || App::leaves(key) {
+            return false;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let filter = ctrl && matches!(key.code, KeyCode::Char('s' | 'r' | 't'));
+        keys_waiting || (!self.is_answered() && !App::edits_query(key) && !filter)
+    }
+
+    /// Esc and Ctrl-C in the list: they leave whatever is searched.
+    fn leaves(key: &KeyEvent) -> bool {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        key.code == KeyCode::Esc || (ctrl && key.code == KeyCode::Char('c'))
     }
 
     /// The hits shown (none when the query has no answer with hits).
@@ -215,6 +303,7 @@ impl App {
         self.outcome = outcome;
         self.selected = 0;
         self.top = 0;
+        self.moved = false;
     }
 
     /// Shows a conversation, wrapped to the current width.
@@ -304,6 +393,7 @@ impl App {
 
     /// Selects hit `at` (clamped to the hits), scrolling it into view.
     fn select(&mut self, at: usize) -> Action {
+        self.moved = true;
         let last = self.hits().len().saturating_sub(1);
         self.selected = at.min(last);
         let page = self.page.max(1);

@@ -1,6 +1,9 @@
 //! Drawing the interactive search: the query line, the hits or the
 //! conversation, the status line (results, active filters, the query's
-//! problem), and the keys. Drawing reads the state, except for the page
+//! problem, whether the search still runs), and the keys. While the query
+//! typed has no answer yet the list shows the previous one dimmed, without
+//! a selection, and the status line says `searching…`; a partial answer
+//! says so (`partial — still searching`) until the final one replaces it. Drawing reads the state, except for the page
 //! size and width it records for the keys that move by a page.
 
 use ratatui::Frame;
@@ -21,6 +24,12 @@ const LIST_KEYS: &str = "↑↓ PgUp PgDn move · Enter read · Tab resume · Ct
                          Ctrl-S source · Ctrl-R role · Ctrl-T since · Esc quit";
 /// The keys of the conversation view.
 const READING_KEYS: &str = "↑↓ PgUp PgDn Home End scroll · Esc back · Tab resume · Ctrl-Y copy id";
+
+/// The status line while the query typed has no answer yet.
+pub const SEARCHING: &str = "searching…";
+
+/// How the status line marks a partial answer, after its count.
+pub const PARTIAL: &str = "(partial — still searching)";
 
 /// The widest session-id column of the list; longer ids are cut with `…`.
 const MAX_ID_WIDTH: usize = 40;
@@ -76,7 +85,9 @@ pub fn draw(frame: &mut Frame<'_>, app: &mut App) {
 /// matched terms highlighted; the selected row is reversed.
 fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
     let hits = app.hits();
+    let stale = !app.is_answered();
     let message = match &app.outcome {
+        _ if stale && hits.is_empty() => Some("Searching…".to_owned()),
         Outcome::Empty => Some("Type to search every message of the store.".to_owned()),
         Outcome::Hits(hits) if hits.is_empty() => Some("No message matches.".to_owned()),
         Outcome::Problem(problem) => Some(problem.clone()),
@@ -102,9 +113,12 @@ fn draw_list(frame: &mut Frame<'_>, app: &App, area: Rect) {
         .min(MAX_ID_WIDTH);
     let rows: Vec<Line<'_>> = shown()
         .map(|(i, hit)| {
-            let selected = i == app.selected;
+            // The hits of an earlier query: shown dimmed, none selected.
+            let selected = i == app.selected && !stale;
             let base = if selected {
                 Style::default().add_modifier(Modifier::REVERSED)
+            } else if stale {
+                Style::default().add_modifier(Modifier::DIM)
             } else {
                 Style::default()
             };
@@ -206,6 +220,15 @@ fn status_line(app: &App) -> Line<'static> {
         ));
     }
     let (found, style) = match &app.outcome {
+        _ if !app.is_answered() => (SEARCHING.to_owned(), Style::default().fg(Color::Yellow)),
+        Outcome::Hits(hits) if app.partial => (
+            format!(
+                "{} result{} so far {PARTIAL}",
+                hits.len(),
+                if hits.len() == 1 { "" } else { "s" }
+            ),
+            Style::default().fg(Color::Yellow),
+        ),
         Outcome::Empty => ("type a query".to_owned(), Style::default()),
         Outcome::Hits(hits) => (
             format!(

@@ -1,22 +1,43 @@
 //! What the interactive search reads from the store (one read-only handle,
 //! as every reading command): the hits of a query under the filters, the
 //! conversation around a hit, the sources the source filter steps through.
+//!
+//! A query is answered by [`Searcher::answer`] on the search thread: on a
+//! SQLite store first a partial answer, the newest matches
+//! ([`SessionDb::search_partial`]: one step on an index route, bounded steps
+//! of the newest ids on the LIKE route, for at most [`PARTIAL_BUDGET`]),
+//! then the exact answer, the one `search QUERY` gives. Both are stopped by
+//! the next key ([`Cancel`]). A PostgreSQL store has no partial answer: its
+//! exact answer comes alone.
 
 use std::collections::{BTreeSet, HashSet};
+use std::time::{Duration, Instant};
 
-use hermes_state::search_scope::search_messages_in;
+use hermes_state::cancel::Cancel;
+use hermes_state::prelude::AsSqlite;
+use hermes_state::search_scope::search_messages_in_cancellable;
 use hermes_state::{
-    ConversationScope, ListFilter, SearchHit, SearchOptions, SessionStore, query_problem,
+    ConversationScope, ErrorKind, ListFilter, SearchHit, SearchOptions, SessionDb, SessionStore,
+    query_problem,
 };
 
-use super::app::{LineKind, Outcome, ReadLine, Reading};
+use super::app::{Answer, LineKind, Outcome, ReadLine, Reading};
 use super::filters::Filters;
+use super::worker::Answering;
 use crate::cli::{SearchArgs, SortOrder};
 use crate::output::Output;
 use crate::render::conversation::{Folding, render_message, session_header};
 
 /// Messages shown on each side of a hit in the conversation view.
 pub const AROUND: i64 = 10;
+
+/// How long partial answers are looked for before the exact search runs
+/// (a step that starts within it runs to its end).
+pub const PARTIAL_BUDGET: Duration = Duration::from_millis(20);
+
+/// Ids the first step of a partial answer on the LIKE route looks at; each
+/// next step looks at twice as many.
+const FIRST_PARTIAL_ROWS: u32 = 4096;
 
 /// How many of the newest sessions the source filter takes its sources from.
 const SOURCE_SESSIONS: u32 = 500;
@@ -50,24 +71,72 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    /// The answer to `query` under `filters`. As `search` does, a query
-    /// that finds nothing because FTS5 cannot parse it is a
-    /// [`Outcome::Problem`] saying so, never an empty list.
-    pub fn search(&self, query: &str, filters: &Filters) -> Outcome {
+    /// The exact answer to `query` under `filters`, or `None` when `cancel`
+    /// stopped it. As `search` does, a query that finds nothing because
+    /// FTS5 cannot parse it is a [`Outcome::Problem`] saying so, never an
+    /// empty list.
+    pub fn search(&self, query: &str, filters: &Filters, cancel: &Cancel) -> Option<Outcome> {
         if query.trim().is_empty() {
-            return Outcome::Empty;
+            return Some(Outcome::Empty);
         }
-        match self.hits(query, filters) {
-            Ok(hits) if hits.is_empty() => match query_problem(query) {
-                Some(problem) => Outcome::Problem(problem.to_string()),
-                None => Outcome::Hits(hits),
+        let (options, scope) = self.options(filters);
+        Some(
+            match search_messages_in_cancellable(self.db, query, &options, &scope, cancel) {
+                Err(error) if error.kind() == ErrorKind::Cancelled => return None,
+                Ok(hits) if hits.is_empty() => match query_problem(query) {
+                    Some(problem) => Outcome::Problem(problem.to_string()),
+                    None => Outcome::Hits(hits),
+                },
+                Ok(hits) => Outcome::Hits(hits),
+                Err(error) => Outcome::Failed(error.to_string()),
             },
-            Ok(hits) => Outcome::Hits(hits),
-            Err(error) => Outcome::Failed(error.to_string()),
+        )
+    }
+
+    /// The partial answers of `query` on a SQLite store (see the module),
+    /// each emitted as it grows: the newest hits found so far, in scope,
+    /// newest first. Nothing when the query has none, when it was
+    /// cancelled, or when a step fails (the exact search reports failures).
+    fn partials(
+        &self,
+        db: &SessionDb,
+        query: &str,
+        filters: &Filters,
+        cancel: &Cancel,
+        emit: &mut dyn FnMut(Answer),
+    ) {
+        let started = Instant::now();
+        let (options, scope) = self.options(filters);
+        let limit = options.limit as usize;
+        let mut found: Vec<SearchHit> = Vec::new();
+        let (mut below, mut rows) = (None, FIRST_PARTIAL_ROWS);
+        loop {
+            let Ok(Some(step)) = db.search_partial(query, &options, below, rows, cancel) else {
+                return;
+            };
+            let before = found.len();
+            found.extend(
+                step.hits
+                    .into_iter()
+                    .filter(|hit| scope.takes(&hit.session_id, hit.timestamp)),
+            );
+            found.sort_by(|a, b| b.timestamp.total_cmp(&a.timestamp).then(b.id.cmp(&a.id)));
+            found.truncate(limit);
+            if found.len() > before {
+                emit(Answer::Partial(found.clone()));
+            }
+            match step.next {
+                Some(next) if found.len() < limit && started.elapsed() < PARTIAL_BUDGET => {
+                    below = Some(next);
+                    rows = rows.saturating_mul(2);
+                }
+                _ => return,
+            }
         }
     }
 
-    fn hits(&self, query: &str, filters: &Filters) -> hermes_state::Result<Vec<SearchHit>> {
+    /// The search's options and scope under `filters`.
+    fn options(&self, filters: &Filters) -> (SearchOptions, ConversationScope) {
         let source = &filters.source.current().value;
         let role = &filters.role.current().value;
         let options = SearchOptions {
@@ -89,7 +158,7 @@ impl<'a> Searcher<'a> {
             since: filters.since.current().value.bound(crate::clock::now()),
             until: filters.until,
         };
-        search_messages_in(self.db, query, &options, &scope)
+        (options, scope)
     }
 
     /// The conversation around message `message_id` of `session_id`: the
@@ -149,6 +218,26 @@ impl<'a> Searcher<'a> {
             push(&whole, LineKind::Header);
         }
         Ok(Reading::new(session_id.to_owned(), lines))
+    }
+}
+
+impl Answering for Searcher<'_> {
+    /// Partial answers first where the store has them, then the exact one.
+    fn answer(
+        &self,
+        query: &str,
+        filters: &Filters,
+        cancel: &Cancel,
+        emit: &mut dyn FnMut(Answer),
+    ) {
+        if !query.trim().is_empty()
+            && let Some(db) = self.db.as_sqlite()
+        {
+            self.partials(db, query, filters, cancel, emit);
+        }
+        if let Some(outcome) = self.search(query, filters, cancel) {
+            emit(Answer::Final(outcome));
+        }
     }
 }
 

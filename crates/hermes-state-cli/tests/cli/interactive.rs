@@ -130,14 +130,26 @@ impl Tmux {
         }
     }
 
-    /// Types a query into the list and waits until the screen shows it:
-    /// the screen is drawn after the search of what the prompt shows, so
-    /// from then on it shows the final query's answer, not an earlier one's.
+    /// Types a query into the list and waits until the screen shows it
+    /// with its final answer: the prompt shows the query at once, the
+    /// status line says `searching…` until an answer to that query comes,
+    /// and marks a partial answer, so from then on the screen shows the
+    /// final query's exact answer, not an earlier one's nor a partial one.
     #[track_caller]
     fn type_query(&self, text: &str) -> String {
         self.type_text(text);
         let prompt = format!("search › {text}\n");
-        self.wait_for(&format!("{prompt:?}"), |screen| screen.starts_with(&prompt))
+        self.wait_for(&format!("{prompt:?} answered"), |screen| {
+            screen.starts_with(&prompt) && Tmux::is_final(screen)
+        })
+    }
+
+    /// Whether the status line gives a final answer: not `searching…`, not
+    /// a partial answer.
+    fn is_final(screen: &str) -> bool {
+        !screen
+            .lines()
+            .any(|l| l.starts_with("searching… · ") || l.contains("(partial — still searching) · "))
     }
 
     /// Presses named keys (`Down`, `Enter`, `Escape`, `Tab`, `C-y`).
@@ -492,6 +504,59 @@ fn a_hit_in_a_compressed_session_resumes_its_continuation_in_tmux() {
         screen.starts_with(&format!("hermes --resume demo-refactor-2\n{CLEAN_EXIT}\n")),
         "{screen}"
     );
+}
+
+/// A lone CJK character takes the LIKE route (a scan of every message),
+/// whose answer comes after a partial one on a big store: whatever came
+/// first, the final screen lists the hits `search QUERY --json` gives, in
+/// its order.
+#[test]
+fn the_final_screen_lists_the_hits_of_search_json_in_tmux() {
+    require_tmux!();
+    let env = Env::new();
+    let db = env.demo("demo.db");
+    for i in 0..25 {
+        env.run(
+            &db,
+            &[
+                "messages",
+                "append",
+                if i % 2 == 0 {
+                    "demo-dinner"
+                } else {
+                    "demo-paris"
+                },
+                "--role",
+                "user",
+                "--content",
+                &format!("记录 数 item{i:02}"),
+            ],
+        )
+        .ok();
+    }
+    let expected: Vec<String> = env
+        .json(&db, &["search", "数"])
+        .as_array()
+        .expect("hits")
+        .iter()
+        .map(|hit| {
+            let snippet = hit["snippet"].as_str().expect("snippet");
+            let at = snippet.find("item").expect("an item number");
+            snippet[at..at + 6].to_owned()
+        })
+        .collect();
+    assert_eq!(expected.len(), 20, "{expected:?}");
+    let tmux = Tmux::start(&env, &db, &[]);
+    tmux.wait_for_text("type a query");
+    let screen = tmux.type_query("数");
+    assert!(screen.contains("\n20 results · source: any"), "{screen}");
+    let shown: Vec<String> = screen
+        .lines()
+        .filter_map(|line| line.find("item").map(|at| line[at..at + 6].to_owned()))
+        .collect();
+    assert_eq!(shown, expected, "{screen}");
+    tmux.press("Escape");
+    tmux.wait_for_text(CLEAN_EXIT);
 }
 
 #[test]

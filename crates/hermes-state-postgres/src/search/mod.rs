@@ -30,6 +30,7 @@ use crate::content;
 use crate::conversation_search::PgSource;
 use crate::error::{Context, Result};
 use hermes_state_core::Result as CoreResult;
+use hermes_state_core::cancel::Cancel;
 use hermes_state_core::conversation_search::ConversationHit;
 use hermes_state_core::conversation_search::ConversationScope;
 use hermes_state_core::conversation_search::group_conversations;
@@ -447,6 +448,20 @@ impl Search for PgStore {
     /// An empty or unparsable query gives no hits, as there.
     fn search_messages(&self, query: &str, options: &SearchOptions) -> CoreResult<Vec<SearchHit>> {
         Ok(self.read(|tx| search_in(tx, query, options))?)
+    }
+
+    /// [`PgStore::search_messages`], stopped when `cancel` is raised: the
+    /// server is asked to cancel the running statement (as `pg_cancel_backend`
+    /// would), the connection is closed rather than reused, and the answer
+    /// is [`hermes_state_core::Error::Cancelled`].
+    fn search_messages_cancellable(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+        cancel: &Cancel,
+    ) -> CoreResult<Vec<SearchHit>> {
+        cancel.check()?;
+        crate::transaction::read_cancellable(&self.pool, cancel, |tx| search_in(tx, query, options))
     }
 }
 

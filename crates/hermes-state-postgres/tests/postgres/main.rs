@@ -6,6 +6,7 @@
 // The tests print `skipped:` lines and their tallies on purpose.
 #![allow(clippy::print_stdout)]
 
+mod cancel;
 mod common;
 mod conformance;
 mod doctor;

@@ -8,5 +8,6 @@ mod common;
 mod affinity;
 mod conversation_search;
 mod fts5_syntax;
+mod partial_search;
 mod reads;
 mod sanitize;

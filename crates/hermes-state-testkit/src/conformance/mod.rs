@@ -327,6 +327,7 @@ pub const CASES: &[Case] = cases![
     search::filters_paging_snippets_and_context_agree,
     search::hits_carry_their_fields_and_neighbours_as_context_alike,
     search::ten_thousand_messages_are_found_by_every_kind_of_query_alike,
+    search::a_cancellable_search_answers_as_the_search_or_cancelled_alike,
     search_scope::a_lineage_scope_is_the_whole_chain_or_one_segment_alike,
     search_scope::scoped_hits_are_counted_by_offset_and_limit_alike,
     session_count::session_count_takes_the_originals_filters_alike,

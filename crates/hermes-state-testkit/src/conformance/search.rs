@@ -383,3 +383,65 @@ pub fn ten_thousand_messages_are_found_by_every_kind_of_query_alike(backend: &dy
         "{n}: newest first across pages"
     );
 }
+
+/// `search_messages_cancellable` with a flag nobody raises answers what
+/// `search_messages` answers, hit for hit (scoped too, through
+/// `search_messages_in_cancellable`); with a flag raised before the call,
+/// `Cancelled` and no answer — never an empty list. (A flag raised while a
+/// long statement runs is each backend's own test: it needs a store large
+/// enough to take a while.)
+pub fn a_cancellable_search_answers_as_the_search_or_cancelled_alike(backend: &dyn Backend) {
+    use hermes_state_core::cancel::Cancel;
+    use hermes_state_core::conversation_search::ConversationScope;
+    use hermes_state_core::search_scope::{search_messages_in, search_messages_in_cancellable};
+    use hermes_state_types::ErrorKind;
+
+    let b = backend.open();
+    let store = b.store.as_ref();
+    fill(store);
+    let options = SearchOptions::default();
+    let newest = SearchOptions {
+        sort: Some("newest".into()),
+        limit: 2,
+        ..SearchOptions::default()
+    };
+    let scope = ConversationScope {
+        sessions: Some(["s1".to_owned(), "s3".to_owned()].into()),
+        ..ConversationScope::default()
+    };
+    for query in ["docker", "deploy*", "东京", "cat", "50%", ""] {
+        for options in [&options, &newest] {
+            let plain = store.search_messages(query, options).unwrap();
+            let cancellable = store
+                .search_messages_cancellable(query, options, &Cancel::new())
+                .unwrap();
+            assert_eq!(cancellable, plain, "{}: {query:?}", b.name());
+            let scoped = search_messages_in(store, query, options, &scope).unwrap();
+            let scoped_cancellable =
+                search_messages_in_cancellable(store, query, options, &scope, &Cancel::new())
+                    .unwrap();
+            assert_eq!(scoped_cancellable, scoped, "{}: {query:?} scoped", b.name());
+        }
+    }
+    let raised = Cancel::new();
+    raised.cancel();
+    for query in ["docker", "东京"] {
+        let error = store
+            .search_messages_cancellable(query, &options, &raised)
+            .expect_err("cancelled");
+        assert_eq!(
+            error.kind(),
+            ErrorKind::Cancelled,
+            "{}: {query:?}",
+            b.name()
+        );
+        let error = search_messages_in_cancellable(store, query, &options, &scope, &raised)
+            .expect_err("cancelled");
+        assert_eq!(
+            error.kind(),
+            ErrorKind::Cancelled,
+            "{}: {query:?}",
+            b.name()
+        );
+    }
+}

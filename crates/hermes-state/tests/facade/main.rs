@@ -11,6 +11,7 @@ mod common;
 mod api;
 mod beyond_spec;
 mod by_name;
+mod cancel;
 mod conformance;
 mod contention;
 mod coordination;

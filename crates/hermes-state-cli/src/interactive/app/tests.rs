@@ -398,3 +398,62 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn only_answers_of_the_current_generation_are_taken() {
+    let mut app = App::new(String::new(), filters());
+    type_text(&mut app, "ab");
+    let first = app.begin_search();
+    let second = app.begin_search();
+    assert!(!app.is_answered());
+    // The answer of a query no longer current is dropped.
+    assert!(!app.take_answer(first, Answer::Final(Outcome::Hits(vec![hit(9)]))));
+    assert!(app.hits().is_empty() && !app.is_answered());
+    // A partial answer, then the final one; a late partial one is dropped.
+    assert!(app.take_answer(second, Answer::Partial(vec![hit(3), hit(2)])));
+    assert!(app.is_answered() && app.partial);
+    app.handle(key(KeyCode::Down));
+    assert_eq!(app.selected_hit().map(|h| h.id), Some(2));
+    assert!(app.take_answer(second, Answer::Final(Outcome::Hits(vec![hit(1), hit(2)]))));
+    assert!(!app.partial);
+    // The hit selected in the partial answer stays selected.
+    assert_eq!(app.selected_hit().map(|h| h.id), Some(2));
+    assert!(!app.take_answer(second, Answer::Partial(vec![hit(5)])));
+    assert_eq!(app.hits().len(), 2);
+    // Without a key moving it, the final answer's first hit is selected.
+    let third = app.begin_search();
+    app.take_answer(third, Answer::Partial(vec![hit(3), hit(2)]));
+    app.take_answer(third, Answer::Final(Outcome::Hits(vec![hit(2), hit(3)])));
+    assert_eq!(app.selected_hit().map(|h| h.id), Some(2));
+}
+
+#[test]
+fn keys_on_hits_wait_for_an_answer_to_the_query_typed() {
+    let mut app = app_with(3, 10);
+    app.begin_search();
+    // Hits of an earlier query: Enter, Tab, arrows and Ctrl-Y wait ...
+    for k in [
+        key(KeyCode::Enter),
+        key(KeyCode::Tab),
+        key(KeyCode::Down),
+        ctrl('y'),
+    ] {
+        assert!(app.must_wait(&k, false), "{k:?}");
+    }
+    // ... typing, the filters and leaving do not, unless keys wait already.
+    for k in [
+        key(KeyCode::Char('x')),
+        key(KeyCode::Backspace),
+        ctrl('s'),
+        ctrl('t'),
+    ] {
+        assert!(!app.must_wait(&k, false), "{k:?}");
+        assert!(app.must_wait(&k, true), "{k:?}");
+    }
+    for k in [key(KeyCode::Esc), ctrl('c')] {
+        assert!(!app.must_wait(&k, true), "{k:?}");
+    }
+    let now = app.generation;
+    app.take_answer(now, Answer::Partial(vec![hit(4)]));
+    assert!(!app.must_wait(&key(KeyCode::Enter), false));
+}

@@ -194,3 +194,38 @@ fn wide_sources_keep_the_columns_aligned() {
     assert_eq!(role_column(1), role_column(2));
     assert!(role_column(1).is_some());
 }
+
+#[test]
+fn a_query_without_its_answer_says_searching_and_a_partial_answer_says_so() {
+    let mut app = app("bike");
+    app.set_outcome(Outcome::Hits(vec![hit(1, "old >>>bik<<<")]));
+    // The query changed: the earlier hits stay, dimmed, none selected.
+    let generation = app.begin_search();
+    let rows = screen(&mut app, 80, 6);
+    assert!(rows[4].starts_with("searching… · source: any"), "{rows:?}");
+    assert!(
+        rows[1].starts_with("  ") && rows[1].contains("old bik"),
+        "{rows:?}"
+    );
+    // A partial answer: counted as found so far, and marked.
+    app.take_answer(
+        generation,
+        crate::interactive::app::Answer::Partial(vec![hit(2, "new"), hit(3, "newer")]),
+    );
+    let rows = screen(&mut app, 120, 6);
+    assert!(
+        rows[4].starts_with("2 results so far (partial — still searching) · source: any"),
+        "{rows:?}"
+    );
+    assert!(
+        rows[1].starts_with("▶ ") && rows[1].contains("new"),
+        "{rows:?}"
+    );
+    // The final answer replaces it, unmarked.
+    app.take_answer(
+        generation,
+        crate::interactive::app::Answer::Final(Outcome::Hits(vec![hit(3, "newer")])),
+    );
+    let rows = screen(&mut app, 120, 6);
+    assert!(rows[4].starts_with("1 result · source: any"), "{rows:?}");
+}
