@@ -15,7 +15,8 @@ use crate::migrate::{TRIGRAM_INDEX, known_steps};
 use crate::rows::{MESSAGE_COLUMNS, SESSION_COLUMNS};
 
 /// The tables of the data model with the columns each needs (`sessions`
-/// and `messages` from the row mappings; `messages.search_vector` apart).
+/// and `messages` from the row mappings; the generated search columns
+/// apart, in [`GENERATED`]).
 fn tables() -> Vec<(&'static str, Vec<&'static str>)> {
     vec![
         ("schema_version", vec!["version"]),
@@ -79,6 +80,17 @@ fn tables() -> Vec<(&'static str, Vec<&'static str>)> {
     ]
 }
 
+/// The generated columns of `messages` search reads: name, type as
+/// `format_type` spells it, what needs it.
+const GENERATED: [(&str, &str, &str); 2] = [
+    ("search_vector", "tsvector", "full-text search needs it"),
+    (
+        "cjk_grams",
+        "text[]",
+        "one- and two-character CJK terms need it",
+    ),
+];
+
 /// An index the store needs: name, table, unique, access method.
 struct WantedIndex {
     name: &'static str,
@@ -97,7 +109,7 @@ const fn btree(name: &'static str, table: &'static str) -> WantedIndex {
 }
 
 /// Every named index of the migration (primary keys are checked as keys).
-const INDEXES: [WantedIndex; 17] = [
+const INDEXES: [WantedIndex; 18] = [
     btree("idx_sessions_source", "sessions"),
     btree("idx_sessions_source_id", "sessions"),
     btree("idx_sessions_parent", "sessions"),
@@ -121,6 +133,12 @@ const INDEXES: [WantedIndex; 17] = [
     },
     WantedIndex {
         name: "idx_messages_search_vector",
+        table: "messages",
+        unique: false,
+        method: "gin",
+    },
+    WantedIndex {
+        name: "idx_messages_cjk_grams",
         table: "messages",
         unique: false,
         method: "gin",
@@ -194,21 +212,19 @@ pub(super) fn check(tx: &mut Transaction<'_>, schema: &str) -> Result<CatalogChe
             }
         }
     }
-    match columns
-        .get("messages")
-        .and_then(|cols| cols.get("search_vector"))
-    {
-        None if columns.contains_key("messages") => {
-            missing.push("column messages.search_vector".to_owned());
+    for (name, wanted, needed_by) in GENERATED {
+        match columns.get("messages").and_then(|cols| cols.get(name)) {
+            None if columns.contains_key("messages") => {
+                missing.push(format!("column messages.{name}"));
+            }
+            Some((kind, generated)) if kind != wanted || !generated => {
+                wrong.push(format!(
+                    "column messages.{name} is {}{kind}, not a generated {wanted} ({needed_by})",
+                    if *generated { "a generated " } else { "" }
+                ));
+            }
+            _ => {}
         }
-        Some((kind, generated)) if kind != "tsvector" || !generated => {
-            wrong.push(format!(
-                "column messages.search_vector is {}{kind}, not a generated tsvector \
-                 (full-text search needs it)",
-                if *generated { "a generated " } else { "" }
-            ));
-        }
-        _ => {}
     }
     check_indexes(tx, schema, &mut missing, &mut wrong)?;
     check_keys(tx, schema, &mut missing)?;

@@ -1,0 +1,45 @@
+-- Short CJK terms through an index (docs/POSTGRES.md, "Search"). pg_trgm
+-- cannot index a pattern of fewer than three characters, so a search for a
+-- one- or two-character CJK term read every message (ILIKE over content,
+-- tool_name and tool_calls). `cjk_grams` holds the distinct CJK characters
+-- and pairs of adjacent CJK characters of the three columns, whole (ILIKE
+-- reads them whole), with a GIN index: a message containing a term holds
+-- every gram of the term, so `cjk_grams @> cjk_grams_of(term)` finds the
+-- candidates and the search keeps its ILIKE as the exact check.
+--
+-- CJK characters are the router's (hermes_state_core::search::is_router_cjk).
+-- The text is lowered first, as ILIKE lowers both sides, and the term goes
+-- through this same function: a text whose lowered form contains the term's
+-- lowered form holds every gram of the term. Pairs come from two scans of each
+-- run of CJK characters (from its first and from its second character):
+-- linear in the text, where indexing an array by position is not.
+-- BEGIN ATOMIC binds the body when it is created, whatever the search_path.
+CREATE FUNCTION cjk_grams_of(t TEXT) RETURNS TEXT[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+    WITH runs AS (
+        SELECT r.m[1] AS run
+        FROM regexp_matches(lower(t),
+            '[\u3000-\u303f\u3040-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\U00020000-\U0002a6df]+',
+            'g') AS r(m)
+    )
+    SELECT coalesce(array_agg(DISTINCT g.gram), '{}')
+    FROM (
+        SELECT u.m[1] FROM runs, regexp_matches(runs.run, '.', 'g') AS u(m)
+        UNION ALL
+        SELECT p.m[1] FROM runs, regexp_matches(runs.run, '..', 'g') AS p(m)
+        UNION ALL
+        SELECT q.m[1] FROM runs, regexp_matches(substr(runs.run, 2), '..', 'g') AS q(m)
+    ) AS g(gram);
+END;
+
+-- Never NULL (a message without CJK holds '{}'), so a term whose grams are
+-- empty still matches every row and the ILIKE decides. The three columns
+-- are joined by a space, so no pair spans two of them.
+ALTER TABLE messages ADD COLUMN cjk_grams TEXT[] GENERATED ALWAYS AS (
+    cjk_grams_of(
+        coalesce(content, '') || ' ' ||
+        coalesce(tool_name, '') || ' ' ||
+        coalesce(tool_calls, ''))
+) STORED;
+CREATE INDEX idx_messages_cjk_grams ON messages USING GIN (cjk_grams);
