@@ -6,6 +6,7 @@
 // The tests print `skipped:` lines and their tallies on purpose.
 #![allow(clippy::print_stdout)]
 
+mod cjk_search;
 mod common;
 mod conformance;
 mod doctor;
