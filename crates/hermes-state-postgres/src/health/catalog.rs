@@ -15,8 +15,7 @@ use crate::migrate::{TRIGRAM_INDEX, known_steps};
 use crate::rows::{MESSAGE_COLUMNS, SESSION_COLUMNS};
 
 /// The tables of the data model with the columns each needs (`sessions`
-/// and `messages` from the row mappings; the generated search columns
-/// apart, in [`GENERATED`]).
+/// and `messages` from the row mappings; `messages.search_vector` apart).
 fn tables() -> Vec<(&'static str, Vec<&'static str>)> {
     vec![
         ("schema_version", vec!["version"]),
@@ -79,17 +78,6 @@ fn tables() -> Vec<(&'static str, Vec<&'static str>)> {
         ),
     ]
 }
-
-/// The generated columns of `messages` search reads: name, type as
-/// `format_type` spells it, what needs it.
-const GENERATED: [(&str, &str, &str); 2] = [
-    ("search_vector", "tsvector", "full-text search needs it"),
-    (
-        "cjk_grams",
-        "text[]",
-        "one- and two-character CJK terms need it",
-    ),
-];
 
 /// An index the store needs: name, table, unique, access method.
 struct WantedIndex {
@@ -212,19 +200,21 @@ pub(super) fn check(tx: &mut Transaction<'_>, schema: &str) -> Result<CatalogChe
             }
         }
     }
-    for (name, wanted, needed_by) in GENERATED {
-        match columns.get("messages").and_then(|cols| cols.get(name)) {
-            None if columns.contains_key("messages") => {
-                missing.push(format!("column messages.{name}"));
-            }
-            Some((kind, generated)) if kind != wanted || !generated => {
-                wrong.push(format!(
-                    "column messages.{name} is {}{kind}, not a generated {wanted} ({needed_by})",
-                    if *generated { "a generated " } else { "" }
-                ));
-            }
-            _ => {}
+    match columns
+        .get("messages")
+        .and_then(|cols| cols.get("search_vector"))
+    {
+        None if columns.contains_key("messages") => {
+            missing.push("column messages.search_vector".to_owned());
         }
+        Some((kind, generated)) if kind != "tsvector" || !generated => {
+            wrong.push(format!(
+                "column messages.search_vector is {}{kind}, not a generated tsvector \
+                 (full-text search needs it)",
+                if *generated { "a generated " } else { "" }
+            ));
+        }
+        _ => {}
     }
     check_indexes(tx, schema, &mut missing, &mut wrong)?;
     check_keys(tx, schema, &mut missing)?;

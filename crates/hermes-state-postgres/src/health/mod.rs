@@ -101,8 +101,7 @@ pub struct PgDoctorReport {
     /// `"foreign key <t> (<col>) -> <t>"`.
     pub missing: Vec<String>,
     /// Objects that exist but are not what the store needs (an index of the
-    /// wrong kind or left invalid, `search_vector` not a generated tsvector,
-    /// `cjk_grams` not a generated `text[]`).
+    /// wrong kind or left invalid, `search_vector` not a generated tsvector).
     pub wrong: Vec<String>,
     /// The optional trigram index.
     pub trigram: TrigramIndex,

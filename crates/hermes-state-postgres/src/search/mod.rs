@@ -11,10 +11,10 @@
 //! short CJK terms and tool-role CJK queries take the LIKE route: any token
 //! as a substring of `content`, `tool_name` or `tool_calls`, newest first,
 //! raw snippets. A token holding a CJK character is looked up first in the
-//! generated `cjk_grams` column (GIN: the CJK characters and adjacent pairs
-//! of the three columns, step 3 of the migrations), its `ILIKE` kept as the
-//! exact check; a token without one is matched by `ILIKE` alone, and then
-//! the statement reads every row.
+//! gram index (GIN over `cjk_grams_of(content, tool_name, tool_calls)`: the
+//! CJK characters and adjacent pairs of the three columns, step 3 of the
+//! migrations), its `ILIKE` kept as the exact check; a token without one is
+//! matched by `ILIKE` alone, and then the statement reads every row.
 
 mod expr;
 
@@ -258,12 +258,13 @@ fn like_route(
              OR m.tool_calls ILIKE ${n} ESCAPE '\\')"
         );
         conditions.push(if token.chars().any(is_router_cjk) {
-            // The candidates from the gram index, the ILIKE deciding: a
-            // message containing the token holds every gram of it (the
-            // function is the column's, so both sides are read alike).
+            // The candidates from the gram index (the expression is the
+            // index's), the ILIKE deciding: a message containing the token
+            // holds every gram of it, both sides read by one function.
             params.push(Box::new(token.clone()));
             format!(
-                "(m.cjk_grams @> cjk_grams_of(${}::TEXT) AND {like})",
+                "(cjk_grams_of(m.content, m.tool_name, m.tool_calls) @> cjk_grams_of(${}::TEXT) \
+                 AND {like})",
                 params.len()
             )
         } else {
