@@ -97,7 +97,7 @@ const fn btree(name: &'static str, table: &'static str) -> WantedIndex {
 }
 
 /// Every named index of the migration (primary keys are checked as keys).
-const INDEXES: [WantedIndex; 17] = [
+const INDEXES: [WantedIndex; 18] = [
     btree("idx_sessions_source", "sessions"),
     btree("idx_sessions_source_id", "sessions"),
     btree("idx_sessions_parent", "sessions"),
@@ -121,6 +121,12 @@ const INDEXES: [WantedIndex; 17] = [
     },
     WantedIndex {
         name: "idx_messages_search_vector",
+        table: "messages",
+        unique: false,
+        method: "gin",
+    },
+    WantedIndex {
+        name: "idx_messages_cjk_grams",
         table: "messages",
         unique: false,
         method: "gin",

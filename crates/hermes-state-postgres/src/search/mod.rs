@@ -10,7 +10,11 @@
 //! non-tool rows (served by the partial `pg_trgm` index when it exists);
 //! short CJK terms and tool-role CJK queries take the LIKE route: any token
 //! as a substring of `content`, `tool_name` or `tool_calls`, newest first,
-//! raw snippets.
+//! raw snippets. A token holding a CJK character is looked up first in the
+//! gram index (GIN over `cjk_grams_of(content, tool_name, tool_calls)`: the
+//! CJK characters and adjacent pairs of the three columns, step 3 of the
+//! migrations), its `ILIKE` kept as the exact check; a token without one is
+//! matched by `ILIKE` alone, and then the statement reads every row.
 
 mod expr;
 
@@ -47,6 +51,17 @@ pub(crate) fn search_in(
     query: &str,
     options: &SearchOptions,
 ) -> Result<Vec<SearchHit>> {
+    search_planned(tx, query, options, &mut None)
+}
+
+/// [`search_in`], with the plan (`EXPLAIN`) of each statement that finds
+/// hits pushed on `plans` when it is `Some`.
+fn search_planned(
+    tx: &mut Transaction<'_>,
+    query: &str,
+    options: &SearchOptions,
+    plans: &mut Option<Vec<String>>,
+) -> Result<Vec<SearchHit>> {
     let q = sanitize_fts5_query(query);
     if q.trim().is_empty() {
         return Ok(Vec::new());
@@ -66,8 +81,8 @@ pub(crate) fn search_in(
             cjk_count >= 3 && !short && !wants_tool,
             substring_expr(&raw),
         ) {
-            (true, Some(expr)) => substring_route(tx, &expr, options)?,
-            _ => like_route(tx, &tokens, options)?,
+            (true, Some(expr)) => substring_route(tx, &expr, options, plans)?,
+            _ => like_route(tx, &tokens, options, plans)?,
         }
     } else if !is_valid_fts5_syntax(&q) {
         Vec::new()
@@ -75,11 +90,11 @@ pub(crate) fn search_in(
         let Some(expr) = parse(&q) else {
             return Ok(Vec::new());
         };
-        let hits = word_route(tx, &expr, options)?;
+        let hits = word_route(tx, &expr, options, plans)?;
         let fallback = substring_expr(&raw).filter(|_| hits.is_empty() && !wants_tool);
         match fallback {
             Some(expr) if plain_tokens(&raw).iter().all(|t| t.chars().count() >= 3) => {
-                substring_route(tx, &expr, options)?
+                substring_route(tx, &expr, options, plans)?
             }
             _ => hits,
         }
@@ -190,6 +205,7 @@ fn word_route(
     tx: &mut Transaction<'_>,
     expr: &Expr,
     options: &SearchOptions,
+    plans: &mut Option<Vec<String>>,
 ) -> Result<Vec<SearchHit>> {
     let mut texts = Vec::new();
     let tsquery = expr.to_tsquery_sql(&mut texts);
@@ -214,7 +230,7 @@ fn word_route(
     );
     // `ts_headline` of a NULL content (a tool call without text) is NULL;
     // FTS5's `snippet()` gives the empty string there.
-    run(tx, &sql, &params, |row| {
+    run(tx, &sql, &params, plans, |row| {
         row.get::<_, Option<String>>("snippet").unwrap_or_default()
     })
 }
@@ -223,6 +239,7 @@ fn substring_route(
     tx: &mut Transaction<'_>,
     expr: &Expr,
     options: &SearchOptions,
+    plans: &mut Option<Vec<String>>,
 ) -> Result<Vec<SearchHit>> {
     let mut texts = Vec::new();
     let condition = expr.to_substring_sql("m.content", &mut texts);
@@ -250,7 +267,7 @@ fn substring_route(
         .first()
         .map(|p| p.to_string())
         .unwrap_or_default();
-    run(tx, &sql, &params, |row| {
+    run(tx, &sql, &params, plans, |row| {
         marked_snippet(&stored_text(row.get("snippet_source")), &first)
     })
 }
@@ -259,16 +276,30 @@ fn like_route(
     tx: &mut Transaction<'_>,
     tokens: &[String],
     options: &SearchOptions,
+    plans: &mut Option<Vec<String>>,
 ) -> Result<Vec<SearchHit>> {
     let mut params: Vec<Box<dyn ToSql + Sync>> = Vec::new();
     let mut conditions = Vec::new();
     for token in tokens {
         params.push(Box::new(format!("%{}%", expr::escape_like(token))));
         let n = params.len();
-        conditions.push(format!(
+        let like = format!(
             "(m.content ILIKE ${n} ESCAPE '\\' OR m.tool_name ILIKE ${n} ESCAPE '\\' \
              OR m.tool_calls ILIKE ${n} ESCAPE '\\')"
-        ));
+        );
+        conditions.push(if token.chars().any(is_router_cjk) {
+            // The candidates from the gram index (the expression is the
+            // index's), the ILIKE deciding: a message containing the token
+            // holds every gram of it, both sides read by one function.
+            params.push(Box::new(token.clone()));
+            format!(
+                "(cjk_grams_of(m.content, m.tool_name, m.tool_calls) @> cjk_grams_of(${}::TEXT) \
+                 AND {like})",
+                params.len()
+            )
+        } else {
+            like
+        });
     }
     let filter_sql = filters(options, &mut params);
     let sql = format!(
@@ -280,7 +311,7 @@ fn like_route(
         paging(options, &mut params)
     );
     let first = tokens.first().cloned().unwrap_or_default();
-    run(tx, &sql, &params, |row| {
+    run(tx, &sql, &params, plans, |row| {
         raw_snippet(&stored_text(row.get("snippet_source")), &first)
     })
 }
@@ -289,9 +320,21 @@ fn run(
     tx: &mut Transaction<'_>,
     sql: &str,
     params: &[Box<dyn ToSql + Sync>],
+    plans: &mut Option<Vec<String>>,
     snippet: impl Fn(&postgres::Row) -> String,
 ) -> Result<Vec<SearchHit>> {
     let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref()).collect();
+    if let Some(plans) = plans {
+        // The same text and parameters, planned as the statement below is.
+        let plan = tx
+            .query(&format!("EXPLAIN {sql}"), &refs)
+            .context("explaining a search")?
+            .iter()
+            .map(|row| row.get::<_, String>(0))
+            .collect::<Vec<_>>()
+            .join("\n");
+        plans.push(plan);
+    }
     Ok(tx
         .query(sql, &refs)
         .context("searching messages")?
@@ -415,6 +458,25 @@ fn attach_context(tx: &mut Transaction<'_>, hits: &mut [SearchHit]) -> Result<()
         }
     }
     Ok(())
+}
+
+impl PgStore {
+    /// [`PgStore::search_messages`], with the plan PostgreSQL chose for
+    /// each statement that looked for hits (`EXPLAIN`, text format; the
+    /// word route and its substring fallback are two): a diagnostic for an
+    /// operator asking why a search is slow, and how the tests check which
+    /// index a route uses. The hits are those `search_messages` gives.
+    pub fn explain_search(
+        &self,
+        query: &str,
+        options: &SearchOptions,
+    ) -> Result<(Vec<SearchHit>, Vec<String>)> {
+        self.read(|tx| {
+            let mut plans = Some(Vec::new());
+            let hits = search_planned(tx, query, options, &mut plans)?;
+            Ok((hits, plans.unwrap_or_default()))
+        })
+    }
 }
 
 impl Search for PgStore {

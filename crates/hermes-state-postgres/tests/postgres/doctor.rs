@@ -144,6 +144,28 @@ fn an_index_of_the_wrong_kind_and_a_plain_search_column_are_reported() {
 }
 
 #[test]
+fn a_missing_or_wrong_gram_index_is_reported() {
+    let Some(schema) = TestSchema::new("doctor gram index") else {
+        return;
+    };
+    let store = populated(&schema);
+    damage(&schema, "DROP INDEX idx_messages_cjk_grams");
+    let report = store.doctor().unwrap();
+    assert_eq!(report.missing, ["index idx_messages_cjk_grams"]);
+    assert!(report.wrong.is_empty(), "{:?}", report.wrong);
+    damage(
+        &schema,
+        "CREATE INDEX idx_messages_cjk_grams ON messages (content)",
+    );
+    let report = store.doctor().unwrap();
+    assert!(report.missing.is_empty(), "{:?}", report.missing);
+    assert_eq!(
+        report.wrong,
+        ["index idx_messages_cjk_grams uses btree, not gin"]
+    );
+}
+
+#[test]
 fn a_missing_column_a_key_and_a_table_are_reported_and_row_checks_skipped() {
     let Some(schema) = TestSchema::new("doctor missing objects") else {
         return;

@@ -7,6 +7,7 @@
 #![allow(clippy::print_stdout)]
 
 mod cancel;
+mod cjk_search;
 mod common;
 mod conformance;
 mod doctor;

@@ -46,7 +46,7 @@ fn doctor_on_postgresql_reports_damage_as_the_file_doctor_does_and_repairs_count
     );
     assert!(
         healthy.stdout.contains(&format!(
-            "schema {}: PostgreSQL step 2 (this build knows 2), data model v23",
+            "schema {}: PostgreSQL step 3 (this build knows 3), data model v23",
             schema.name()
         )),
         "{}",
