@@ -93,14 +93,28 @@ impl PgStore {
     /// Nothing is left behind on error.
     pub fn copy_from(&self, source: &mut dyn RowSource) -> Result<CopyReport> {
         let report = self.copy_in(source)?;
+        let mut client = self.pool.get()?;
         // Fresh statistics, so the planner does not take the bulk-loaded
         // tables for empty ones (autovacuum would get there later).
-        self.pool
-            .get()?
+        client
             .batch_execute(
                 "ANALYZE sessions, messages, session_model_usage, state_meta, gateway_routing",
             )
             .context("analysing the copied tables")?;
+        // The copied rows wait in the GIN indexes' pending lists (`fastupdate`)
+        // until autovacuum merges them, and every search reads those lists
+        // whole: right after a 10k move a one-hit word took 1.9 ms to find
+        // instead of 0.05 ms. Merge them now; an index this role does not
+        // own (which it may not clean) is left to autovacuum.
+        client
+            .batch_execute(
+                "SELECT gin_clean_pending_list(i.indexrelid::regclass) \
+                 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+                 JOIN pg_am a ON a.oid = c.relam \
+                 WHERE i.indrelid = 'messages'::regclass AND a.amname = 'gin' \
+                   AND pg_has_role(c.relowner, 'USAGE')",
+            )
+            .context("merging the copied rows into the search indexes")?;
         Ok(report)
     }
 

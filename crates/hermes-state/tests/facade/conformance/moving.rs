@@ -131,6 +131,29 @@ fn a_moved_store_reads_the_same_and_the_old_file_names_where_it_went() {
             "{id}"
         );
     }
+    // The copied rows are merged into the search indexes, not left in
+    // their pending lists for every search to read whole: a second merge
+    // finds no page left (`gin_clean_pending_list` answers the pages it
+    // merged).
+    let mut client = target.schema.client();
+    let pending: Vec<(String, i64)> = client
+        .query(
+            &format!(
+                "SELECT c.relname::TEXT, gin_clean_pending_list(c.oid::regclass) \
+                 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid \
+                 JOIN pg_am a ON a.oid = c.relam \
+                 WHERE i.indrelid = '\"{}\".messages'::regclass AND a.amname = 'gin' \
+                 ORDER BY 1",
+                target.schema.name()
+            ),
+            &[],
+        )
+        .unwrap()
+        .iter()
+        .map(|row| (row.get(0), row.get(1)))
+        .collect();
+    assert_eq!(pending.len(), 3, "the three GIN indexes of messages");
+    assert!(pending.iter().all(|(_, pages)| *pages == 0), "{pending:?}");
     // The old file is marked, without the password.
     let by = db.get_meta(SUPERSEDED_BY).unwrap().unwrap();
     assert!(
