@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use hermes_state_core::search::SearchOptions;
 use hermes_state_postgres::{PgError, PgStore, StoreUrl};
 use hermes_state_types::{ErrorKind, NewMessage, NewSession};
 
@@ -176,4 +177,50 @@ fn a_setting_out_of_range_is_refused_by_name_before_connecting() {
     // After a password (whose tail it could be), the name is not shown.
     let error = StoreUrl::parse("host=h password=ab pool_size=0").unwrap_err();
     assert!(!error.to_string().contains("pool_size"), "{error}");
+}
+
+/// Whether any plan of a search of `store` holds a JIT section.
+fn plans_use_jit(store: &PgStore) -> bool {
+    let (_, plans) = store
+        .explain_search("harbor", &SearchOptions::default())
+        .unwrap();
+    assert!(!plans.is_empty());
+    plans.iter().any(|plan| plan.contains("JIT:"))
+}
+
+#[test]
+fn searches_run_without_jit_unless_the_operator_set_it() {
+    let Some(schema) = TestSchema::new("jit") else {
+        return;
+    };
+    // The server's cost threshold lowered to nothing through the URL's
+    // `options`, so any plan would be compiled if JIT were on.
+    let lowered = "options=-c%20jit_above_cost%3D0";
+    let url = StoreUrl::parse(&format!("{}&{lowered}", schema.text())).unwrap();
+    let store = PgStore::open(&url).unwrap();
+    store.create_session(&NewSession::new("s", "cli")).unwrap();
+    store
+        .append_message(&NewMessage::new("s", "user").content("harbor lights"))
+        .unwrap();
+    assert!(!plans_use_jit(&store), "the store's default is jit = off");
+    drop(store);
+
+    // `jit` set by the operator (here in the URL; a role's, a database's or
+    // the server's file alike) is theirs: the store leaves it as it is.
+    let available: bool = schema
+        .client()
+        .query_one("SELECT pg_jit_available()", &[])
+        .unwrap()
+        .get(0);
+    if !available {
+        println!("skipped: this server has no JIT to turn on");
+        return;
+    }
+    let url = StoreUrl::parse(&format!(
+        "{}&options=-c%20jit%3Don%20-c%20jit_above_cost%3D0",
+        schema.text()
+    ))
+    .unwrap();
+    let store = PgStore::open(&url).unwrap();
+    assert!(plans_use_jit(&store), "the operator's jit = on is kept");
 }
