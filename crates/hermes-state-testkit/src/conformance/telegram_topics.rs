@@ -105,9 +105,14 @@ pub fn the_telegram_topic_tables_are_created_on_request_only_alike(backend: &dyn
         &b,
         "SELECT name FROM pragma_index_list('telegram_dm_topic_bindings') \
          WHERE \"unique\" = 1 AND origin = 'c'",
-        "SELECT indexname::text FROM pg_indexes WHERE schemaname = current_schema() \
-         AND tablename = 'telegram_dm_topic_bindings' AND indexname LIKE 'idx_%' \
-         AND indexdef LIKE 'CREATE UNIQUE INDEX%'",
+        // `pg_index.indisunique`, not `pg_indexes.indexdef`: the server may
+        // compute a filter's `pg_get_indexdef` for other schemas' indexes
+        // too, which fails on one a parallel test is dropping.
+        "SELECT c.relname::text FROM pg_index i \
+         JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid \
+         WHERE t.relnamespace = current_schema()::regnamespace \
+         AND t.relname = 'telegram_dm_topic_bindings' AND c.relname LIKE 'idx_%' \
+         AND i.indisunique",
     );
     assert_eq!(unique, ["idx_telegram_dm_topic_bindings_session"], "{n}");
     // The same columns in the same order on every backend.
