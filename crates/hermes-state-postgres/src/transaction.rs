@@ -303,16 +303,7 @@ pub(crate) fn read_cancellable<T>(
             // is dropped all the same.
             std::thread::spawn(move || drop(crate::pool::send_cancel(&url, &token)));
         })?;
-        let outcome = (|| -> Result<T> {
-            let mut tx = client
-                .build_transaction()
-                .read_only(true)
-                .start()
-                .context("starting a read")?;
-            let value = body(&mut tx)?;
-            tx.commit().context("ending a read")?;
-            Ok(value)
-        })();
+        let outcome = read_on(&mut client, &mut body);
         drop(hook);
         if sent.load(Ordering::SeqCst) {
             client.discard();
@@ -336,6 +327,14 @@ fn read_once<T>(
     body: &mut impl FnMut(&mut Transaction<'_>) -> Result<T>,
 ) -> Result<T> {
     let mut client = pool.get()?;
+    read_on(&mut client, body)
+}
+
+/// `body` in one read-only transaction on `client`.
+fn read_on<T>(
+    client: &mut postgres::Client,
+    body: &mut impl FnMut(&mut Transaction<'_>) -> Result<T>,
+) -> Result<T> {
     let mut tx = client
         .build_transaction()
         .read_only(true)

@@ -107,17 +107,8 @@ pub fn search_messages(
     options: &SearchOptions,
     caps: FtsCapabilities,
 ) -> Result<Vec<SearchHit>, QueryError> {
-    if query.chars().all(is_python_whitespace) {
+    let Some((search, q)) = Search::over(conn, query, options, caps) else {
         return Ok(Vec::new());
-    }
-    let q = sanitize_fts5_query(query);
-    if q.is_empty() {
-        return Ok(Vec::new());
-    }
-    let search = Search {
-        conn,
-        options,
-        caps,
     };
     in_read_snapshot(conn, || {
         let rows = if caps.fts {
@@ -187,6 +178,33 @@ struct Search<'a> {
     conn: &'a Connection,
     options: &'a SearchOptions,
     caps: FtsCapabilities,
+}
+
+impl<'a> Search<'a> {
+    /// A search of `query` and its sanitized form, or `None` when the query
+    /// can find nothing (blank, or nothing left after sanitizing).
+    fn over(
+        conn: &'a Connection,
+        query: &str,
+        options: &'a SearchOptions,
+        caps: FtsCapabilities,
+    ) -> Option<(Search<'a>, String)> {
+        if query.chars().all(is_python_whitespace) {
+            return None;
+        }
+        let q = sanitize_fts5_query(query);
+        if q.is_empty() {
+            return None;
+        }
+        Some((
+            Search {
+                conn,
+                options,
+                caps,
+            },
+            q,
+        ))
+    }
 }
 
 impl Search<'_> {

@@ -44,10 +44,8 @@ use super::{
     is_router_cjk, python_split, quoted_terms, strip_quotes,
 };
 use crate::error::QueryError;
-use crate::sanitize::sanitize_fts5_query;
 use crate::values::{real, text};
 use hermes_state_sqlite::names;
-use hermes_state_types::text::is_python_whitespace;
 
 /// Every hit of a search, in its order, as keys; and the index leg that
 /// found them, which [`hits_by_id`] reads again.
@@ -78,17 +76,11 @@ pub fn search_keys(
     caps: FtsCapabilities,
     at_most: Option<usize>,
 ) -> Result<Option<KeyedHits>, QueryError> {
-    if query.chars().all(is_python_whitespace) || !caps.fts {
+    if !caps.fts {
         return Ok(None);
     }
-    let q = sanitize_fts5_query(query);
-    if q.is_empty() {
+    let Some((search, q)) = Search::over(conn, query, options, caps) else {
         return Ok(None);
-    }
-    let search = Search {
-        conn,
-        options,
-        caps,
     };
     if search
         .rebuild_marker(names::REBUILD_HIGH_WATER_KEY)?

@@ -27,8 +27,7 @@ use rusqlite::types::Value as SqlValue;
 
 use super::{
     FtsCapabilities, Row, Search, SearchHit, SearchOptions, context, fts_tables, hit_columns,
-    in_read_snapshot, is_operator, is_python_whitespace, is_router_cjk, python_split, quoted_terms,
-    sanitize_fts5_query, strip_quotes,
+    in_read_snapshot, is_operator, is_router_cjk, python_split, quoted_terms, strip_quotes,
 };
 use crate::error::{QueryContext, QueryError};
 use crate::titles::escape_like;
@@ -86,17 +85,11 @@ pub fn search_partial(
     below: Option<i64>,
     rows: u32,
 ) -> Result<Option<PartialStep>, QueryError> {
-    if query.chars().all(is_python_whitespace) || !caps.fts {
+    if !caps.fts {
         return Ok(None);
     }
-    let q = sanitize_fts5_query(query);
-    if q.is_empty() {
+    let Some((search, q)) = Search::over(conn, query, options, caps) else {
         return Ok(None);
-    }
-    let search = Search {
-        conn,
-        options,
-        caps,
     };
     in_read_snapshot(conn, || {
         let Some(route) = search.partial_route(&q)? else {
